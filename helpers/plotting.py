@@ -1,0 +1,128 @@
+"""Shared plots: the attention heatmap and the weight bar chart.
+
+Every function draws into an ``Axes`` it is given (or a new one) and returns
+what it drew, so notebooks compose figures and tests can inspect them without
+a display. Plot text is English/ASCII so it renders with matplotlib's default
+font on every machine (no missing-glyph warnings for Chinese characters).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import matplotlib.pyplot as plt
+import numpy as np
+
+from ._validate import as_real_array, describe
+
+__all__ = ["attention_heatmap", "weights_bar", "token_labels"]
+
+
+def token_labels(T: int, prefix: str = "t") -> list[str]:
+    """``["t1", "t2", ..., "tT"]`` — 1-based, as in the book."""
+    return [f"{prefix}{i + 1}" for i in range(T)]
+
+
+def _check_labels(name: str, labels, n: int) -> list[str]:
+    if labels is None:
+        return token_labels(n)
+    labels = [str(s) for s in labels]
+    if len(labels) != n:
+        raise ValueError(f"{name} must have one label per {'row' if name == 'row_labels' else 'column'} ({n}); got {len(labels)}.")
+    return labels
+
+
+def attention_heatmap(
+    A,
+    row_labels: Sequence[str] | None = None,
+    col_labels: Sequence[str] | None = None,
+    *,
+    ax=None,
+    title: str = "attention weights A",
+    annotate: bool | None = None,
+    fmt: str = "{:.2f}",
+    cmap: str = "viridis",
+    vmin: float | None = 0.0,
+    vmax: float | None = 1.0,
+    colorbar: bool = True,
+    xlabel: str = "key j (attended to)",
+    ylabel: str = "query i (attending)",
+):
+    """Draw a (T_q, T_k) matrix as a labelled heatmap.
+
+    Parameters
+    ----------
+    A : array_like, shape (T_q, T_k)
+        Weights (or scores: pass ``vmin=None, vmax=None`` and a diverging cmap).
+        ``-inf`` entries (masked scores) are drawn blank and annotated "-inf".
+    row_labels, col_labels : sequence of str, optional
+        Token names for queries (rows) and keys (columns); default t1..tT.
+    ax : matplotlib Axes, optional
+    annotate : bool, optional
+        Write each value in its cell; default: on when the matrix is at most 12x12.
+
+    Returns
+    -------
+    matplotlib.image.AxesImage
+    """
+    A = as_real_array("A", A, ndim=2, expected="(T_q, T_k)", allow_nonfinite=True)
+    if np.isnan(A).any():
+        raise ValueError(f"A contains NaN ({describe(A)}); nothing sensible to draw.")
+    tq, tk = A.shape
+    rows = _check_labels("row_labels", row_labels, tq)
+    cols = _check_labels("col_labels", col_labels, tk)
+    if ax is None:
+        _, ax = plt.subplots(figsize=(1.0 + 0.6 * tk, 0.8 + 0.5 * tq))
+    shown = np.ma.masked_invalid(A)
+    im = ax.imshow(shown, cmap=cmap, vmin=vmin, vmax=vmax, aspect="auto")
+    ax.set_xticks(range(tk), cols, rotation=45 if max(map(len, cols)) > 3 else 0, ha="right" if max(map(len, cols)) > 3 else "center")
+    ax.set_yticks(range(tq), rows)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.set_title(title)
+    if annotate is None:
+        annotate = tq <= 12 and tk <= 12
+    if annotate:
+        finite = A[np.isfinite(A)]
+        lo = vmin if vmin is not None else (finite.min() if finite.size else 0.0)
+        hi = vmax if vmax is not None else (finite.max() if finite.size else 1.0)
+        mid = (lo + hi) / 2
+        for i in range(tq):
+            for j in range(tk):
+                v = A[i, j]
+                text = "-inf" if np.isneginf(v) else fmt.format(v)
+                color = "black" if (not np.isfinite(v) or v > mid) else "white"
+                ax.text(j, i, text, ha="center", va="center", fontsize=8, color=color)
+    if colorbar:
+        ax.figure.colorbar(im, ax=ax, fraction=0.046, pad=0.04)
+    return im
+
+
+def weights_bar(weights, labels: Sequence[str] | None = None, *, ax=None, title: str = "attention weights", highlight=None, ylim=(0.0, 1.0)):
+    """Bar chart of one row of weights over labelled tokens.
+
+    Parameters
+    ----------
+    weights : array_like, shape (T,)
+    labels : sequence of str, optional
+        One label per token (default t1..tT).
+    highlight : int or sequence of int, optional
+        Indices drawn in a contrasting colour.
+
+    Returns
+    -------
+    matplotlib.container.BarContainer
+    """
+    w = as_real_array("weights", weights, ndim=1, expected="(T,)")
+    labels = _check_labels("labels", labels, w.shape[0])
+    if ax is None:
+        _, ax = plt.subplots(figsize=(max(4.0, 0.6 * w.shape[0]), 2.8))
+    hi = set(np.atleast_1d(highlight).tolist()) if highlight is not None else set()
+    colors = ["tab:orange" if i in hi else "tab:blue" for i in range(w.shape[0])]
+    bars = ax.bar(range(w.shape[0]), w, color=colors)
+    ax.set_xticks(range(w.shape[0]), labels, rotation=45 if max(map(len, labels)) > 3 else 0)
+    ax.set_ylabel("weight")
+    ax.set_title(title)
+    if ylim is not None:
+        ax.set_ylim(*ylim)
+    return bars

@@ -1,0 +1,91 @@
+"""Similarity scores between queries and keys (chapter 2.4).
+
+Dot-product scores S = Q K^T (what the Transformer uses) and the additive
+(Bahdanau) score w^T tanh(W_q q_i + W_k k_j) that the chapter compares against.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._validate import as_real_array, check_same_leading, describe
+
+__all__ = ["dot_product_scores", "additive_attention_scores"]
+
+
+def _check_qk(Q, K) -> tuple[np.ndarray, np.ndarray]:
+    Q = as_real_array("Q", Q, min_ndim=2, expected="(..., T_q, d_k)")
+    K = as_real_array("K", K, min_ndim=2, expected="(..., T_k, d_k)")
+    if Q.shape[-1] != K.shape[-1]:
+        raise ValueError(
+            f"d_k mismatch: every query must be dotted with every key, so Q and K need the same last "
+            f"dimension; got Q {tuple(Q.shape)} (d_k={Q.shape[-1]}) and K {tuple(K.shape)} (d_k={K.shape[-1]})."
+        )
+    if Q.shape[-1] == 0:
+        raise ValueError(f"d_k must be at least 1; got Q {tuple(Q.shape)} and K {tuple(K.shape)}.")
+    check_same_leading(("Q", "K"), (Q, K), keep=2)
+    return Q, K
+
+
+def dot_product_scores(Q, K) -> np.ndarray:
+    """All query-key dot products at once: S = Q K^T.
+
+    Parameters
+    ----------
+    Q : array_like, shape (..., T_q, d_k)
+    K : array_like, shape (..., T_k, d_k)
+
+    Returns
+    -------
+    numpy.ndarray, shape (..., T_q, T_k)
+        ``S[..., i, j] = q_i . k_j``: row i is query i's view of every key,
+        column j is how strongly every query matches key j.
+    """
+    Q, K = _check_qk(Q, K)
+    return Q @ np.swapaxes(K, -1, -2)
+
+
+def additive_attention_scores(Q, K, W_q, W_k, w) -> np.ndarray:
+    """Additive (Bahdanau) attention scores.
+
+    ``score[i, j] = w . tanh(q_i W_q + k_j W_k)`` — the row-vector form of the
+    chapter's ``w^T tanh(W_q q_i + W_k k_j)``.
+
+    Parameters
+    ----------
+    Q : array_like, shape (..., T_q, d_q)
+    K : array_like, shape (..., T_k, d_kk)
+        Unlike dot-product scores, d_q and d_kk may differ.
+    W_q : array_like, shape (d_q, d_h)
+    W_k : array_like, shape (d_kk, d_h)
+    w : array_like, shape (d_h,)
+        ``d_h`` is the hidden width of the small scoring network.
+
+    Returns
+    -------
+    numpy.ndarray, shape (..., T_q, T_k)
+
+    Notes
+    -----
+    The intermediate tensor ``tanh(...)`` has shape (..., T_q, T_k, d_h): each
+    score costs about 3*d_h extra operations plus a tanh, where a dot product
+    costs 2*d_k. That, and the lack of a single matrix multiply, is why dot
+    products won.
+    """
+    Q = as_real_array("Q", Q, min_ndim=2, expected="(..., T_q, d_q)")
+    K = as_real_array("K", K, min_ndim=2, expected="(..., T_k, d_k)")
+    check_same_leading(("Q", "K"), (Q, K), keep=2)
+    W_q = as_real_array("W_q", W_q, ndim=2, expected="(d_q, d_h)")
+    W_k = as_real_array("W_k", W_k, ndim=2, expected="(d_k, d_h)")
+    w = as_real_array("w", w, ndim=1, expected="(d_h,)")
+    if W_q.shape[0] != Q.shape[-1]:
+        raise ValueError(f"W_q must have d_q={Q.shape[-1]} rows to match Q ({describe(Q)}); got W_q {tuple(W_q.shape)}.")
+    if W_k.shape[0] != K.shape[-1]:
+        raise ValueError(f"W_k must have d_k={K.shape[-1]} rows to match K ({describe(K)}); got W_k {tuple(W_k.shape)}.")
+    if not W_q.shape[1] == W_k.shape[1] == w.shape[0]:
+        raise ValueError(
+            f"W_q, W_k and w must share the hidden width d_h; got W_q {tuple(W_q.shape)}, "
+            f"W_k {tuple(W_k.shape)}, w {tuple(w.shape)}."
+        )
+    hidden = np.tanh((Q @ W_q)[..., :, None, :] + (K @ W_k)[..., None, :, :])
+    return hidden @ w

@@ -1,0 +1,121 @@
+"""Softmax, its Jacobian and entropy (chapter 2.5–2.6).
+
+softmax turns a row of real scores into non-negative weights that sum to 1:
+
+    alpha_i = exp(s_i) / sum_j exp(s_j)
+
+and its Jacobian is d alpha_i / d s_j = alpha_i (delta_ij - alpha_j).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._validate import as_real_array, describe
+
+__all__ = ["softmax", "softmax_jacobian", "entropy"]
+
+
+def softmax(x, axis: int = -1) -> np.ndarray:
+    """Numerically stable softmax along ``axis``.
+
+    The row maximum is subtracted before ``exp`` (softmax is unchanged by adding a
+    constant to a row), so every exponent is <= 0 and nothing overflows, even for
+    scores of +/-1e4 in float32.
+
+    Parameters
+    ----------
+    x : array_like, shape (..., n)
+        Real scores. ``-inf`` entries are allowed and get weight exactly 0
+        (that is how an additive mask works); NaN and ``+inf`` are rejected.
+    axis : int
+        The axis to normalise along (default: the last one, i.e. row-wise).
+
+    Returns
+    -------
+    numpy.ndarray, same shape as ``x``
+        Non-negative weights summing to 1 along ``axis``. float16/32/64 input keeps
+        its dtype; integer input gives float64.
+
+    Raises
+    ------
+    ValueError
+        If ``x`` holds NaN or ``+inf``, is 0-d, ``axis`` is out of range, the axis
+        has length 0, or a whole slice along ``axis`` is ``-inf`` (nothing to normalise).
+    """
+    arr = as_real_array("x", x, allow_nonfinite=True)
+    if arr.ndim == 0:
+        raise ValueError(f"softmax needs at least a 1-D array of scores; got a scalar ({describe(arr)}).")
+    if not -arr.ndim <= axis < arr.ndim:
+        raise ValueError(f"axis={axis} is out of range for x with {describe(arr)}.")
+    if arr.shape[axis] == 0:
+        raise ValueError(f"softmax over an empty axis is undefined; x has {describe(arr)}, axis={axis}.")
+    if np.isnan(arr).any():
+        raise ValueError(f"x contains NaN ({describe(arr)}); softmax of NaN is undefined.")
+    if np.isposinf(arr).any():
+        raise ValueError(f"x contains +inf ({describe(arr)}); softmax of +inf is undefined.")
+    row_max = np.max(arr, axis=axis, keepdims=True)
+    if np.isneginf(row_max).any():
+        raise ValueError(
+            f"every entry of some slice along axis {axis} is -inf (x has {describe(arr)}): "
+            "all keys are masked, so there is nothing to normalise."
+        )
+    e = np.exp(arr - row_max)
+    return e / np.sum(e, axis=axis, keepdims=True)
+
+
+def softmax_jacobian(p) -> np.ndarray:
+    """Jacobian of softmax, given its output.
+
+    Parameters
+    ----------
+    p : array_like, shape (..., n)
+        A softmax output (probabilities along the last axis).
+
+    Returns
+    -------
+    numpy.ndarray, shape (..., n, n)
+        ``J[..., i, j] = p_i * (delta_ij - p_j) = d alpha_i / d s_j``.
+
+    Raises
+    ------
+    ValueError
+        If ``p`` is not a probability vector along its last axis (negative entries,
+        or rows not summing to 1 within 1e-6 relative tolerance) — a common slip is
+        to pass the scores instead of the weights.
+    """
+    arr = as_real_array("p", p, min_ndim=1, expected="(..., n)")
+    if arr.shape[-1] == 0:
+        raise ValueError(f"p must have at least one entry along its last axis; got {describe(arr)}.")
+    tol = 1e-3 if arr.dtype == np.float16 else 1e-6
+    if (arr < 0).any() or not np.allclose(arr.sum(axis=-1), 1.0, rtol=tol, atol=tol):
+        raise ValueError(
+            f"p must be softmax weights (non-negative, each row summing to 1); got {describe(arr)} "
+            f"with row sums {np.round(arr.sum(axis=-1), 6).ravel()[:4]}... Pass softmax(scores), not the scores."
+        )
+    n = arr.shape[-1]
+    eye = np.eye(n, dtype=arr.dtype)
+    return arr[..., :, None] * eye - arr[..., :, None] * arr[..., None, :]
+
+
+def entropy(p, axis: int = -1) -> np.ndarray:
+    """Shannon entropy (in nats) of probability vectors along ``axis``.
+
+    0 for a one-hot row, ``log(n)`` for a uniform row of length n. Zero
+    probabilities contribute 0 (the limit of ``p log p``), without warnings.
+
+    Parameters
+    ----------
+    p : array_like, shape (..., n)
+        Probabilities along ``axis``.
+
+    Returns
+    -------
+    numpy.ndarray, shape (...)
+        One entropy per row.
+    """
+    arr = as_real_array("p", p, min_ndim=1, expected="(..., n)")
+    if (arr < 0).any():
+        raise ValueError(f"p must be non-negative probabilities; got a negative entry ({describe(arr)}).")
+    safe = np.where(arr > 0, arr, 1)
+    return -np.sum(np.where(arr > 0, arr * np.log(safe), 0), axis=axis)

@@ -1,0 +1,54 @@
+"""environment.yml (conda/Binder) and pyproject.toml (pip) must ask for the same things."""
+
+import re
+import tomllib
+from pathlib import Path
+
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _norm(req: str) -> tuple[str, str]:
+    m = re.match(r"^\s*([A-Za-z0-9_.\-]+)\s*(.*)$", req)
+    name, spec = m.group(1).lower().replace("_", "-"), m.group(2).replace(" ", "")
+    return name, ",".join(sorted(spec.split(","))) if spec else ""
+
+
+def _pyproject():
+    data = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    reqs = list(data["dependencies"])
+    for extra in ("lab", "test"):
+        reqs += data["optional-dependencies"][extra]
+    out = dict(_norm(r) for r in reqs)
+    out["python"] = _norm("python" + data["requires-python"])[1]
+    return out
+
+
+def _conda():
+    env = yaml.safe_load((ROOT / "environment.yml").read_text(encoding="utf-8"))
+    out, pip = {}, []
+    for dep in env["dependencies"]:
+        if isinstance(dep, dict):
+            pip += dep.get("pip", [])
+        else:
+            name, spec = _norm(dep)
+            if name != "pip":
+                out[name] = spec
+    return out, pip
+
+
+def test_same_packages_and_ranges():
+    conda, _ = _conda()
+    pyproject = _pyproject()
+    assert conda == pyproject, (
+        "environment.yml and pyproject.toml disagree:\n"
+        f"only in environment.yml: { {k: v for k, v in conda.items() if pyproject.get(k) != v} }\n"
+        f"only in pyproject.toml:  { {k: v for k, v in pyproject.items() if conda.get(k) != v} }"
+    )
+
+
+def test_environment_installs_the_helpers_package():
+    _, pip = _conda()
+    assert any(p.replace(" ", "").startswith("-e.") or p.strip() == "." for p in pip), \
+        "environment.yml must pip-install this repository so `import helpers` works"

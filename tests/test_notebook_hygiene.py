@@ -1,0 +1,92 @@
+"""Committed notebooks must read well un-run and re-run exactly under nbval.
+
+These checks look at the committed JSON, not at a fresh run (nbval does that):
+a notebook that was never executed, was executed out of order, hides an error
+or a warning, or leaks a matplotlib repr would pass nbval's comparison with
+itself but teach badly.
+"""
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+NOTEBOOKS = sorted((Path(__file__).resolve().parents[1] / "notebooks").glob("*.ipynb"))
+NAME = re.compile(r"^02-\d\d-[a-z0-9]+(-[a-z0-9]+)*\.ipynb$")
+MAX_CODE_LINES = 50
+MAX_MARKDOWN_LINES = 60
+MAX_OUTPUT_BYTES = 300_000
+MAX_NOTEBOOK_BYTES = 3_000_000
+LEAKED_REPR = re.compile(r"^(\[?<matplotlib\.|Text\(|<Figure size .* with \d+ Axes>$)")
+
+
+def _cells(path):
+    return json.loads(path.read_text(encoding="utf-8"))["cells"]
+
+
+def _src(cell):
+    s = cell["source"]
+    return "".join(s) if isinstance(s, list) else s
+
+
+def _tags(cell):
+    return set(cell.get("metadata", {}).get("tags", []))
+
+
+def test_there_are_notebooks():
+    assert NOTEBOOKS, "no notebooks found under notebooks/"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_name_and_opening_cell(path):
+    assert NAME.match(path.name), f"{path.name}: expected notebooks/02-NN-slug.ipynb"
+    first = _cells(path)[0]
+    text = _src(first)
+    assert first["cell_type"] == "markdown" and text.startswith("# "), f"{path.name}: must open with a '# title' markdown cell"
+    assert "**Abstract.**" in text, f"{path.name}: the opening cell needs an English '**Abstract.**' paragraph"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_executed_in_order(path):
+    code = [c for c in _cells(path) if c["cell_type"] == "code" and _src(c).strip()]
+    counts = [c.get("execution_count") for c in code]
+    assert None not in counts, f"{path.name}: has un-executed code cells; run tools/run_notebooks.py"
+    assert counts == list(range(1, len(counts) + 1)), f"{path.name}: execution counts {counts} are not 1..n; re-run top to bottom"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_no_errors_warnings_or_leaked_reprs(path):
+    for k, cell in enumerate(_cells(path)):
+        if cell["cell_type"] != "code":
+            continue
+        tags = _tags(cell)
+        for out in cell.get("outputs", []):
+            if out["output_type"] == "error":
+                assert "raises-exception" in tags, f"{path.name} cell {k}: error output ({out.get('ename')}) without the raises-exception tag"
+            if out["output_type"] == "stream" and out["name"] == "stderr":
+                assert "shows-warning" in tags, f"{path.name} cell {k}: stderr output (a warning?): {''.join(out['text'])[:200]!r}"
+            if out["output_type"] == "execute_result":
+                text = "".join(out.get("data", {}).get("text/plain", ""))
+                assert not LEAKED_REPR.match(text), f"{path.name} cell {k}: leaked {text[:60]!r}; end plot cells with plt.show()"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_size_budgets(path):
+    assert path.stat().st_size <= MAX_NOTEBOOK_BYTES, f"{path.name}: {path.stat().st_size} bytes"
+    for k, cell in enumerate(_cells(path)):
+        n = len(_src(cell).splitlines())
+        limit = MAX_CODE_LINES if cell["cell_type"] == "code" else MAX_MARKDOWN_LINES
+        assert n <= limit, f"{path.name} cell {k}: {n} lines > {limit}; split it (one idea per cell) or move logic to helpers/"
+        for out in cell.get("outputs", []):
+            size = len(json.dumps(out))
+            assert size <= MAX_OUTPUT_BYTES, f"{path.name} cell {k}: an output of {size} bytes; lower the figure dpi/size"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_metadata_is_clean(path):
+    nb = json.loads(path.read_text(encoding="utf-8"))
+    assert nb["metadata"].get("kernelspec", {}).get("name") == "python3", f"{path.name}: kernelspec must be python3"
+    assert "widgets" not in nb["metadata"], f"{path.name}: saved widget state; re-run with tools/run_notebooks.py"
+    for k, cell in enumerate(nb["cells"]):
+        assert "execution" not in cell.get("metadata", {}), f"{path.name} cell {k}: timing metadata; re-run with tools/run_notebooks.py"

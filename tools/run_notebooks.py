@@ -1,0 +1,78 @@
+"""Re-execute notebooks in place, reproducibly.
+
+    python tools/run_notebooks.py                 # every notebooks/*.ipynb
+    python tools/run_notebooks.py notebooks/02-05-scaling-by-sqrt-dk.ipynb
+
+Each notebook runs top to bottom in a fresh kernel of the *current* Python
+environment, with the notebook's folder as working directory (as nbval does).
+Timing metadata is not recorded and the kernelspec is normalised, so re-running
+an unchanged notebook leaves only real output changes in the diff. A cell that
+raises stops the run with a non-zero exit unless it is tagged ``raises-exception``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from pathlib import Path
+
+import nbformat
+from nbclient import NotebookClient
+from nbclient.exceptions import CellExecutionError
+
+ROOT = Path(__file__).resolve().parents[1]
+KERNELSPEC = {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}
+
+
+def execute(path: Path, timeout: int = 600) -> float:
+    """Execute one notebook in place; return the wall time in seconds."""
+    nb = nbformat.read(path, as_version=4)
+    nb.metadata["kernelspec"] = dict(KERNELSPEC)
+    nb.metadata.pop("jupytext", None)  # authoring tool metadata (see CONTRIBUTING.md)
+    for cell in nb.cells:
+        cell.metadata.pop("execution", None)
+        cell.metadata.pop("lines_to_next_cell", None)
+        if cell.cell_type == "code":
+            cell.outputs = []
+            cell.execution_count = None
+    client = NotebookClient(
+        nb,
+        timeout=timeout,
+        kernel_name="python3",
+        resources={"metadata": {"path": str(path.parent)}},
+        record_timing=False,
+        allow_errors=False,
+    )
+    start = time.perf_counter()
+    client.execute()
+    for cell in nb.cells:
+        cell.metadata.pop("execution", None)
+    nb.metadata.pop("widgets", None)  # widget state is machine-specific and huge; the kernel rebuilds it
+    nbformat.validate(nb)
+    nbformat.write(nb, path)
+    return time.perf_counter() - start
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("paths", nargs="*", type=Path, help="notebooks to run (default: notebooks/*.ipynb)")
+    parser.add_argument("--timeout", type=int, default=600, help="per-cell timeout in seconds")
+    args = parser.parse_args(argv)
+    paths = args.paths or sorted((ROOT / "notebooks").glob("*.ipynb"))
+    os.environ.setdefault("PYTHONHASHSEED", "0")
+    failed = 0
+    for p in paths:
+        try:
+            secs = execute(p.resolve(), args.timeout)
+        except CellExecutionError as exc:
+            failed += 1
+            print(f"FAILED  {p}\n{exc}", file=sys.stderr)
+            continue
+        print(f"ok {secs:6.1f}s  {p}")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
