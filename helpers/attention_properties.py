@@ -1,0 +1,140 @@
+"""Tools for the properties of self-attention (chapter 2.9).
+
+- :func:`permutation_matrix`  the matrix P with ``P @ X == X[perm]``
+- :func:`sensitivity_matrix`  finite-difference dependency of each output row on each input row
+- :func:`toy_rnn`             a minimal tanh recurrence, the contrast for "global connectivity"
+
+All functions are pure: arrays in, arrays out.
+"""
+
+from __future__ import annotations
+
+import numbers
+from collections.abc import Callable
+
+import numpy as np
+
+from ._validate import as_real_array, describe
+
+__all__ = ["permutation_matrix", "sensitivity_matrix", "toy_rnn"]
+
+
+def permutation_matrix(perm) -> np.ndarray:
+    """The permutation matrix that reorders rows as ``X[perm]``.
+
+    Parameters
+    ----------
+    perm : array_like of int, shape (T,)
+        A permutation of ``0..T-1``; new row ``i`` is old row ``perm[i]``.
+
+    Returns
+    -------
+    numpy.ndarray, shape (T, T), float64
+        ``P[i, perm[i]] = 1``, so ``P @ X == X[perm]`` and ``P @ P.T == I``.
+
+    Raises
+    ------
+    TypeError
+        If ``perm`` is not integer-valued.
+    ValueError
+        If ``perm`` is not 1-D or is not a permutation of ``0..T-1``.
+    """
+    p = np.asarray(perm)
+    if p.dtype == np.bool_ or not np.issubdtype(p.dtype, np.integer):
+        raise TypeError(f"perm must be an integer array (a permutation of 0..T-1); got {describe(p)}.")
+    if p.ndim != 1 or p.size == 0:
+        raise ValueError(f"perm must be a non-empty 1-D array of shape (T,); got {describe(p)}.")
+    T = p.size
+    if not np.array_equal(np.sort(p), np.arange(T)):
+        raise ValueError(f"perm must contain each of 0..{T - 1} exactly once; got {p.tolist()}.")
+    P = np.zeros((T, T))
+    P[np.arange(T), p] = 1.0
+    return P
+
+
+def sensitivity_matrix(f: Callable[[np.ndarray], np.ndarray], X, eps: float = 1e-6) -> np.ndarray:
+    """How strongly each output row of ``f`` depends on each input row of ``X``.
+
+    Central finite differences give the Jacobian block of output row ``i`` with
+    respect to input row ``j``; its Frobenius norm is entry ``[i, j]``:
+
+        S[i, j] = || d f(X)[i, :] / d X[j, :] ||_F
+
+    ``S[i, j] == 0`` means that (to first order) nudging token ``j`` does not move
+    output ``i`` at all: output ``i`` does not depend on token ``j``.
+
+    Parameters
+    ----------
+    f : callable
+        Maps an array of shape (T, d_in) to an array of shape (T_out, d_out).
+    X : array_like, shape (T, d_in)
+        The point at which the dependency is measured.
+    eps : float
+        Finite-difference step (positive).
+
+    Returns
+    -------
+    numpy.ndarray, shape (T_out, T), float64
+        Non-negative sensitivities.
+
+    Raises
+    ------
+    TypeError, ValueError
+        If ``f`` is not callable, ``X`` is not a finite 2-D array, ``eps`` is not
+        a positive finite number, or ``f`` does not return a finite 2-D array.
+    """
+    if not callable(f):
+        raise TypeError(f"f must be a function of X; got {type(f).__name__}.")
+    X = as_real_array("X", X, ndim=2, expected="(T, d_in)").astype(np.float64)
+    if isinstance(eps, bool) or not isinstance(eps, numbers.Real) or not (0 < eps < np.inf):
+        raise ValueError(f"eps must be a positive finite number; got {eps!r}.")
+    base = as_real_array("f(X)", f(X.copy()), ndim=2, expected="(T_out, d_out)")
+    T, d_in = X.shape
+    # J[i, a, j, b] = d f(X)[i, a] / d X[j, b]
+    J = np.empty(base.shape + (T, d_in))
+    for j in range(T):
+        for b in range(d_in):
+            step = np.zeros_like(X)
+            step[j, b] = eps
+            plus = np.asarray(f(X + step), dtype=np.float64)
+            minus = np.asarray(f(X - step), dtype=np.float64)
+            J[:, :, j, b] = (plus - minus) / (2 * eps)
+    return np.sqrt(np.sum(J**2, axis=(1, 3)))
+
+
+def toy_rnn(X, W_x, W_h, h0=None) -> np.ndarray:
+    """A minimal recurrent network: ``h_t = tanh(x_t W_x + h_{t-1} W_h)``.
+
+    Information from token ``j`` reaches state ``t >= j`` only through the
+    ``t - j`` applications of the recurrence in between; states before ``j``
+    cannot see it at all.
+
+    Parameters
+    ----------
+    X : array_like, shape (T, d_in)
+    W_x : array_like, shape (d_in, d_h)
+    W_h : array_like, shape (d_h, d_h)
+    h0 : array_like, shape (d_h,), optional
+        Initial state (default zeros).
+
+    Returns
+    -------
+    numpy.ndarray, shape (T, d_h)
+        Row ``t`` is the state after reading tokens ``0..t``.
+    """
+    X = as_real_array("X", X, ndim=2, expected="(T, d_in)")
+    W_x = as_real_array("W_x", W_x, ndim=2, expected="(d_in, d_h)")
+    W_h = as_real_array("W_h", W_h, ndim=2, expected="(d_h, d_h)")
+    if W_x.shape[0] != X.shape[1]:
+        raise ValueError(f"W_x must have d_in = {X.shape[1]} rows to match X {tuple(X.shape)}; got W_x {tuple(W_x.shape)}.")
+    d_h = W_x.shape[1]
+    if W_h.shape != (d_h, d_h):
+        raise ValueError(f"W_h must have shape (d_h, d_h) = ({d_h}, {d_h}) to match W_x {tuple(W_x.shape)}; got {tuple(W_h.shape)}.")
+    h = np.zeros(d_h) if h0 is None else as_real_array("h0", h0, ndim=1, expected=f"({d_h},)")
+    if h.shape != (d_h,):
+        raise ValueError(f"h0 must have shape ({d_h},); got {tuple(h.shape)}.")
+    states = np.empty((X.shape[0], d_h), dtype=np.result_type(X, W_x, W_h, h))
+    for t in range(X.shape[0]):
+        h = np.tanh(X[t] @ W_x + h @ W_h)
+        states[t] = h
+    return states

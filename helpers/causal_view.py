@@ -1,0 +1,222 @@
+"""What may token t see? The causal-mask view of chapter 2.10, as numbers, a figure and a widget.
+
+- :func:`compute`            pure: (t, weights) -> which keys are visible, the weight row, leaks
+- :class:`CausalViewPlot`    draws that view into one figure and updates it in place
+- :func:`causal_widget`      a slider for t; redraws the *same* figure and shows it as a PNG
+
+Positions are 1-based as in the book (t = 1..T); the index arrays returned are 0-based
+numpy indices (token t is row ``t - 1``).
+"""
+
+from __future__ import annotations
+
+import io
+import numbers
+from typing import NamedTuple
+
+import numpy as np
+from matplotlib.patches import Rectangle
+
+from ._validate import as_real_array, describe
+from .plotting import attention_heatmap, token_labels
+
+__all__ = ["CausalView", "compute", "CausalViewPlot", "causal_widget"]
+
+
+class CausalView(NamedTuple):
+    """What token ``t`` may see under the causal mask.
+
+    Attributes
+    ----------
+    t : int
+        Current position, 1-based (1..T).
+    visible : numpy.ndarray of int, shape (t,)
+        0-based indices of the keys token t may attend to: ``0..t-1``.
+    hidden : numpy.ndarray of int, shape (T - t,)
+        0-based indices of the future keys it must not see: ``t..T-1``.
+    allowed : numpy.ndarray of bool, shape (T,)
+        Row ``t - 1`` of the boolean causal mask.
+    row : numpy.ndarray, shape (T,)
+        Row ``t - 1`` of the weights: how token t spreads its attention.
+    leaked : float
+        Total weight the row puts on hidden keys; exactly 0.0 for causal weights.
+    """
+
+    t: int
+    visible: np.ndarray
+    hidden: np.ndarray
+    allowed: np.ndarray
+    row: np.ndarray
+    leaked: float
+
+
+def _check_weights(weights) -> np.ndarray:
+    A = as_real_array("weights", weights, ndim=2, expected="(T, T)")
+    if A.shape[0] != A.shape[1] or A.shape[0] == 0:
+        raise ValueError(f"weights must be a non-empty square (T, T) attention matrix; got {describe(A)}.")
+    if (A < 0).any() or not np.allclose(A.sum(axis=-1), 1.0, atol=1e-6):
+        raise ValueError(
+            f"weights must be attention weights (non-negative rows summing to 1); got {describe(A)} "
+            f"with row sums {np.round(A.sum(axis=-1), 4)[:6].tolist()}."
+        )
+    return A
+
+
+def _check_t(t, T: int) -> int:
+    if isinstance(t, bool) or not isinstance(t, numbers.Integral):
+        raise TypeError(f"t must be an integer position 1..T; got {t!r} (type {type(t).__name__}).")
+    if not 1 <= t <= T:
+        raise ValueError(f"t must be a position 1..T = 1..{T} (1-based, as in the book); got {t}.")
+    return int(t)
+
+
+def compute(t, weights) -> CausalView:
+    """The causal view of position ``t``: visible and hidden keys and its weight row.
+
+    Parameters
+    ----------
+    t : int
+        Current position, 1-based: 1 <= t <= T.
+    weights : array_like, shape (T, T)
+        An attention matrix (rows non-negative, summing to 1), e.g. the weights
+        of causal self-attention. Bidirectional weights are accepted too; their
+        ``leaked`` weight is then positive.
+
+    Returns
+    -------
+    CausalView
+
+    Raises
+    ------
+    TypeError, ValueError
+        For a non-integer or out-of-range ``t``, or ``weights`` that are not a
+        square matrix of attention weights.
+    """
+    A = _check_weights(weights)
+    T = A.shape[0]
+    t = _check_t(t, T)
+    idx = np.arange(T)
+    allowed = idx < t
+    row = A[t - 1].copy()
+    return CausalView(t, idx[allowed], idx[~allowed], allowed, row, float(row[~allowed].sum()))
+
+
+class CausalViewPlot:
+    """Heatmap of A with row t outlined, and a bar chart of row t; updated in place.
+
+    Parameters
+    ----------
+    weights : array_like, shape (T, T)
+        Attention weights (see :func:`compute`).
+    labels : sequence of str, optional
+        One token label per position (default t1..tT).
+    fig : matplotlib.figure.Figure
+        The figure to draw into (two axes are added to it). Created once; every
+        :meth:`update` changes the existing artists instead of drawing anew.
+    t : int
+        Initial position (1-based).
+    """
+
+    def __init__(self, weights, labels=None, *, fig, t: int = 1):
+        self.weights = _check_weights(weights)
+        T = self.weights.shape[0]
+        self.labels = token_labels(T) if labels is None else [str(s) for s in labels]
+        if len(self.labels) != T:
+            raise ValueError(f"labels must have one entry per token ({T}); got {len(self.labels)}.")
+        self.fig = fig
+        self.ax_map, self.ax_bar = fig.subplots(1, 2, gridspec_kw={"width_ratios": [1.1, 1.0]})
+        attention_heatmap(self.weights, self.labels, self.labels, ax=self.ax_map, colorbar=False,
+                          annotate=T <= 8, title="attention weights A")
+        self.row_box = Rectangle((-0.5, -0.5), T, 1, fill=False, edgecolor="red", linewidth=2.5)
+        self.ax_map.add_patch(self.row_box)
+        self.future = Rectangle((0, 0), 0, 1, transform=self.ax_bar.get_xaxis_transform(),
+                                color="0.88", zorder=0)
+        self.ax_bar.add_patch(self.future)
+        self.future_text = self.ax_bar.text(0, 0.9, "future: masked", transform=self.ax_bar.get_xaxis_transform(),
+                                            ha="center", va="center", fontsize=9, color="0.35")
+        self.bars = self.ax_bar.bar(np.arange(T), np.zeros(T), color="tab:orange", zorder=2)
+        self.ax_bar.set_xticks(np.arange(T), self.labels, rotation=45 if max(map(len, self.labels)) > 3 else 0,
+                               ha="right" if max(map(len, self.labels)) > 3 else "center")
+        self.ax_bar.set_xlim(-0.5, T - 0.5)
+        self.ax_bar.set_ylim(0, 1.05)
+        self.ax_bar.set_xlabel("key j")
+        self.ax_bar.set_ylabel("weight A[t, j]")
+        fig.tight_layout()
+        self.view = self.update(t)
+
+    def update(self, t: int) -> CausalView:
+        """Show position ``t``; return the :class:`CausalView` that was drawn."""
+        view = compute(t, self.weights)
+        T = self.weights.shape[0]
+        self.row_box.set_y(view.t - 1.5)
+        for j, bar in enumerate(self.bars):
+            bar.set_height(view.row[j])
+            bar.set_color("tab:orange" if view.allowed[j] else "tab:gray")
+        self.future.set_x(view.t - 0.5)
+        self.future.set_width(T - view.t)
+        self.future_text.set_x(view.t - 0.5 + (T - view.t) / 2)
+        self.future_text.set_visible(view.t < T)
+        for j, tick in enumerate(self.ax_bar.get_xticklabels()):
+            tick.set_color("black" if view.allowed[j] else "0.6")
+        seen = self.labels[0] if view.t == 1 else f"{self.labels[0]}..{self.labels[view.t - 1]}"
+        self.ax_bar.set_title(f"t={view.t} ({self.labels[view.t - 1]}) sees {seen}")
+        self.view = view
+        return view
+
+
+def _png(fig) -> bytes:
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png")
+    return buf.getvalue()
+
+
+def causal_widget(weights, labels=None, *, t: int = 1, figsize=(9.0, 3.4), dpi: int = 80):
+    """A slider for the current position t that highlights what token t may see.
+
+    One Agg figure is created once; moving the slider updates its artists in
+    place (:meth:`CausalViewPlot.update`) and replaces the PNG shown in an
+    ``ipywidgets.Image``. Nothing is drawn through pyplot, so no figure piles up.
+
+    Parameters
+    ----------
+    weights : array_like, shape (T, T)
+        Attention weights to show (typically causal).
+    labels : sequence of str, optional
+        Token labels.
+    t : int
+        Initial position (1-based).
+
+    Returns
+    -------
+    ipywidgets.VBox
+        ``children == (slider, image, caption)``; the :class:`CausalViewPlot` is
+        available as ``box.plot``.
+    """
+    import ipywidgets as widgets
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=figsize, dpi=dpi)
+    FigureCanvasAgg(fig)
+    plot = CausalViewPlot(weights, labels, fig=fig, t=t)
+    T = plot.weights.shape[0]
+    slider = widgets.IntSlider(value=plot.view.t, min=1, max=T, step=1, description="t",
+                               continuous_update=True)
+    image = widgets.Image(value=_png(fig), format="png")
+    caption = widgets.HTML()
+
+    def _caption(view: CausalView) -> str:
+        seen = ", ".join(plot.labels[j] for j in view.visible)
+        return f"token {view.t} may see: <b>{seen}</b> &nbsp; (weight on the future: {view.leaked:.1f})"
+
+    caption.value = _caption(plot.view)
+
+    def _on_change(change):
+        view = plot.update(change["new"])
+        image.value = _png(fig)
+        caption.value = _caption(view)
+
+    slider.observe(_on_change, names="value")
+    box = widgets.VBox([slider, image, caption])
+    box.plot = plot
+    return box

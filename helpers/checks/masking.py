@@ -1,0 +1,66 @@
+"""Self-checks for the exercises about the causal mask (chapter 2.10).
+
+``from helpers.checks.masking import check_make_causal_mask, check_causal_attention``
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..attention import scaled_dot_product_attention
+from .core import Case, CheckResult, run_check
+
+__all__ = ["check_make_causal_mask", "check_causal_attention"]
+
+_MASK_HINT = (
+    "M[i, j] is 0 where key j is at or before query i (j <= i) and -inf where it is in the future "
+    "(j > i). Use -np.inf itself, not a large negative number; np.triu(..., k=1) picks j > i."
+)
+
+
+def _reference_mask(T: int) -> np.ndarray:
+    # Independent of helpers.masking: written from the definition, entry by entry.
+    M = np.zeros((T, T))
+    for i in range(T):
+        for j in range(T):
+            if j > i:
+                M[i, j] = -np.inf
+    return M
+
+
+def check_make_causal_mask(fn) -> CheckResult:
+    """Check a learner's ``fn(T) -> M``, the additive causal mask of shape (T, T) (0 / -inf)."""
+    cases = [
+        Case("T = 1 (one token sees itself)", (1,), _reference_mask(1), "a single token must see itself: M = [[0.]]."),
+        Case("T = 4", (4,), _reference_mask(4), _MASK_HINT),
+        Case("T = 7", (7,), _reference_mask(7), _MASK_HINT),
+    ]
+    return run_check("check_make_causal_mask", fn, cases, atol=0.0, rtol=0.0, general_hint=_MASK_HINT)
+
+
+def _reference_causal(Q, K, V) -> np.ndarray:
+    T = Q.shape[0]
+    allowed = np.tril(np.ones((T, K.shape[0]), dtype=bool))
+    return scaled_dot_product_attention(Q, K, V, mask=allowed).output
+
+
+def check_causal_attention(fn) -> CheckResult:
+    """Check a learner's ``fn(Q, K, V) -> output``: causal scaled dot-product self-attention.
+
+    Q, K have shape (T, d_k), V has shape (T, d_v); the output has shape (T, d_v).
+    """
+    rng = np.random.default_rng(20260210)
+    one = tuple(rng.normal(size=(1, d)) for d in (3, 3, 2))
+    small = tuple(rng.normal(size=(4, d)) for d in (3, 3, 2))
+    wide = tuple(rng.normal(size=(6, d)) for d in (16, 16, 5))
+    huge = (small[0] * 300.0, small[1] * 300.0, small[2])
+    cases = [
+        Case("T = 1", one, _reference_causal(*one), "with one token the only key is the token itself: output = V."),
+        Case("T = 4, d_k = 3, d_v = 2", small, _reference_causal(*small),
+             "order: S = Q K^T / sqrt(d_k), add the mask (0 / -inf, -inf above the diagonal), softmax each row, then A V."),
+        Case("T = 6, d_k = 16, d_v = 5", wide, _reference_causal(*wide),
+             "did you divide the scores by sqrt(d_k) (d_k = Q.shape[-1])?"),
+        Case("huge scores (|s| in the thousands)", huge, _reference_causal(*huge),
+             "np.exp of a score in the thousands overflows: subtract each row's maximum first (helpers.softmax does)."),
+    ]
+    return run_check("check_causal_attention", fn, cases, atol=1e-8, rtol=1e-6)

@@ -1,0 +1,42 @@
+"""The self-checks of 2.9 pass right answers and fail the classic wrong ones."""
+
+import numpy as np
+
+from helpers.checks.properties import check_dependency_pattern, check_permutation_matrix, check_score_matrix_bytes
+
+
+def test_permutation_matrix_check(capsys):
+    def right(perm):
+        P = np.zeros((len(perm), len(perm)))
+        for i, p in enumerate(perm):
+            P[i, p] = 1
+        return P
+
+    assert check_permutation_matrix(right)
+    assert not check_permutation_matrix(lambda perm: right(perm).T)  # the inverse permutation
+    assert not check_permutation_matrix(lambda perm: np.eye(len(perm)))
+    out = capsys.readouterr().out
+    assert "all 5 hidden cases pass" in out and "inverse" in out
+
+
+def test_score_matrix_bytes_check(capsys):
+    def right(T, itemsize, batch=1, heads=1):
+        return batch * heads * T * T * itemsize
+
+    assert check_score_matrix_bytes(right)
+    assert not check_score_matrix_bytes(lambda T, itemsize, batch=1, heads=1: T * itemsize)  # linear, not T^2
+    assert not check_score_matrix_bytes(lambda T, itemsize, batch=1, heads=1: T * T * itemsize)  # forgets heads
+    assert not check_score_matrix_bytes(lambda T, itemsize, batch=1, heads=1: T * T * itemsize * 8)  # bits
+    assert "all 4 hidden cases pass" in capsys.readouterr().out
+
+
+def test_dependency_pattern_check(capsys):
+    def right(T, causal):
+        D = np.ones((T, T), dtype=bool)
+        return np.tril(D) if causal else D
+
+    assert check_dependency_pattern(right)
+    assert not check_dependency_pattern(lambda T, causal: np.triu(np.ones((T, T), dtype=bool)) if causal else np.ones((T, T), dtype=bool))
+    assert not check_dependency_pattern(lambda T, causal: np.eye(T, dtype=bool))
+    assert not check_dependency_pattern(lambda T, causal: np.tril(np.ones((T, T)), k=-1) + np.eye(T) * (not causal))
+    assert "all 5 hidden cases pass" in capsys.readouterr().out
