@@ -1,0 +1,86 @@
+"""The self-checks of 2.3/2.4 pass correct answers, fail the typical mistakes with a hint,
+and never print the expected values."""
+
+import re
+
+import numpy as np
+import pytest
+
+from helpers.checks.projections import (
+    check_additive_scores,
+    check_cosine,
+    check_cross_project,
+    check_project,
+    check_scores,
+)
+
+
+def _run(check, fn, capsys):
+    result = check(fn)
+    out = capsys.readouterr().out
+    return result, out
+
+
+# ---- correct answers pass (written independently of the helpers) -------------
+
+CORRECT = [
+    (check_project, lambda X, Wq, Wk, Wv: (X @ Wq, X @ Wk, X @ Wv)),
+    (check_cross_project, lambda Xq, Xkv, Wq, Wk, Wv: (Xq @ Wq, Xkv @ Wk, Xkv @ Wv)),
+    (check_scores, lambda Q, K: np.einsum("id,jd->ij", Q, K)),
+    (check_cosine, lambda q, k: float(np.dot(q, k) / np.sqrt(np.dot(q, q) * np.dot(k, k)))),
+    (check_additive_scores,
+     lambda Q, K, Wq, Wk, w: np.array([[w @ np.tanh(q @ Wq + k @ Wk) for k in K] for q in Q])),
+]
+
+
+@pytest.mark.parametrize("check, fn", CORRECT, ids=lambda x: getattr(x, "__name__", ""))
+def test_correct_answers_pass(check, fn, capsys):
+    result, out = _run(check, fn, capsys)
+    assert result and result.n_passed == result.n_cases >= 3
+    assert out.startswith("\u2705") and "all" in out
+
+
+# ---- typical mistakes fail, with the case and a hint -------------------------
+
+MISTAKES = [
+    (check_project, lambda X, Wq, Wk, Wv: (X @ Wq, X @ Wq, X @ Wv), "W_K"),  # reused W_Q for K
+    (check_project, lambda X, Wq, Wk, Wv: (X @ Wq, X @ Wk, X @ Wk), "d_v"),  # V from W_K
+    (check_project, lambda X, Wq, Wk, Wv: (X @ Wq, X @ Wk), "tuple"),
+    (check_cross_project, lambda Xq, Xkv, Wq, Wk, Wv: (Xq @ Wq, Xq @ Wk, Xq @ Wv), "X_kv"),
+    (check_cross_project, lambda Xq, Xkv, Wq, Wk, Wv: (Xkv @ Wq, Xq @ Wk, Xq @ Wv), "X_q"),
+    (check_scores, lambda Q, K: K @ Q.T, "transpose"),  # square case catches it
+    (check_scores, lambda Q, K: Q @ K, "Hint"),  # raises inside: shapes don't multiply
+    (check_scores, lambda Q, K: (Q @ K.T).sum(axis=1), "shape"),
+    (check_cosine, lambda q, k: float(np.dot(q, k)), "BOTH lengths"),
+    (check_cosine, lambda q, k: float(abs(np.dot(q, k)) / (np.linalg.norm(q) * np.linalg.norm(k))), "absolute"),
+    (check_additive_scores, lambda Q, K, Wq, Wk, w: np.tanh(Q @ Wq @ w[:, None] + (K @ Wk @ w)[None, :]), "tanh"),
+    (check_additive_scores,
+     lambda Q, K, Wq, Wk, w: np.array([[w @ np.tanh(q @ Wq + k @ Wk) for q in Q] for k in K]), "pairs q_i with k_j"),
+]
+
+
+@pytest.mark.parametrize("check, fn, hint_word", MISTAKES)
+def test_mistakes_fail_with_a_hint(check, fn, hint_word, capsys):
+    result, out = _run(check, fn, capsys)
+    assert not result
+    assert out.startswith("\u274c") and "case" in out
+    assert hint_word in out
+
+
+@pytest.mark.parametrize("check", [c for c, _ in CORRECT])
+def test_stub_reports_not_done_yet(check, capsys):
+    def stub(*args):
+        raise NotImplementedError
+
+    result, out = _run(check, stub, capsys)
+    assert not result and result.n_passed == 0
+    assert "not done yet" in out
+
+
+def test_messages_never_show_expected_numbers(capsys):
+    # A wrong answer of the right shape: the message may give the largest error, never the reference values.
+    result, out = _run(check_scores, lambda Q, K: np.zeros((Q.shape[0], K.shape[0])), capsys)
+    assert not result
+    numbers = re.findall(r"-?\d+\.\d+", out)
+    assert len(numbers) <= 1  # only "largest error x.xx"
+    assert "[[" not in out and "array(" not in out
