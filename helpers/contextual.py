@@ -1,0 +1,214 @@
+"""Static vs contextual word vectors, on a tiny hand-made vocabulary (chapter 2.1).
+
+A *static* embedding gives a word one vector, whatever the sentence. A
+*contextual* representation of token i mixes the vectors of the whole sentence
+with a row of attention weights:
+
+    c_i = sum_j alpha_ij x_j        (alpha_i. >= 0, sum_j alpha_ij = 1)
+
+which for all tokens at once is ``C = A @ X``. The toy vocabulary below is
+invented for teaching: every axis has a name, so a mixed vector can be read off
+axis by axis. Real embeddings have hundreds of unnamed axes.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+
+from ._validate import as_real_array, describe
+
+__all__ = [
+    "AXES",
+    "toy_vocabulary",
+    "tokenize",
+    "static_embeddings",
+    "is_distribution",
+    "contextual_mix",
+    "cosine_similarity",
+]
+
+#: Names of the toy vocabulary's axes, in order (d = 7).
+AXES: tuple[str, ...] = ("animate", "can_tire", "place", "width", "motion", "pronoun", "function")
+
+# Invented coordinates along AXES. Function words share the single "function"
+# axis: this toy has no way to tell "the" from "because", and does not need one.
+_TABLE: dict[str, tuple[float, ...]] = {
+    #          animate can_tire place width motion pronoun function
+    "the":     (0.0,    0.0,     0.0,  0.0,  0.0,   0.0,    1.0),
+    "animal":  (1.0,    1.0,     0.0,  0.0,  0.0,   0.0,    0.0),
+    "didn't":  (0.0,    0.0,     0.0,  0.0,  0.0,   0.0,    1.0),
+    "cross":   (0.0,    0.0,     0.0,  0.0,  1.0,   0.0,    0.0),
+    "street":  (0.0,    0.0,     1.0,  0.5,  0.0,   0.0,    0.0),
+    "because": (0.0,    0.0,     0.0,  0.0,  0.0,   0.0,    1.0),
+    "it":      (0.0,    0.0,     0.0,  0.0,  0.0,   1.0,    0.0),
+    "was":     (0.0,    0.0,     0.0,  0.0,  0.0,   0.0,    1.0),
+    "too":     (0.0,    0.0,     0.0,  0.0,  0.0,   0.0,    1.0),
+    "tired":   (0.5,    1.0,     0.0,  0.0,  0.0,   0.0,    0.0),
+    "wide":    (0.0,    0.0,     0.5,  1.0,  0.0,   0.0,    0.0),
+}
+
+
+def toy_vocabulary() -> dict[str, np.ndarray]:
+    """The invented static embedding table, as a fresh dict of fresh arrays.
+
+    Returns
+    -------
+    dict of str -> numpy.ndarray, each of shape (d,) with d = len(AXES) = 7
+        Keys are lower-case words; coordinate k of a vector is its value on
+        axis ``AXES[k]``. Modifying the result never changes later calls.
+    """
+    return {word: np.array(vec, dtype=np.float64) for word, vec in _TABLE.items()}
+
+
+def tokenize(sentence: str) -> list[str]:
+    """Split a sentence into word tokens, dropping ``.,!?;:`` punctuation.
+
+    Apostrophes stay inside words (``"didn't"`` is one token); case is kept,
+    so labels read as in the sentence.
+
+    Parameters
+    ----------
+    sentence : str
+
+    Returns
+    -------
+    list of str
+    """
+    if not isinstance(sentence, str):
+        raise TypeError(f"sentence must be a str; got {type(sentence).__name__}.")
+    tokens = [re.sub(r"[.,!?;:]", "", w) for w in sentence.split()]
+    return [t for t in tokens if t]
+
+
+def static_embeddings(tokens: Sequence[str], vocab: Mapping[str, np.ndarray] | None = None) -> np.ndarray:
+    """Look every token up in a static table (case-insensitive): one row per token.
+
+    Parameters
+    ----------
+    tokens : sequence of str, length T
+    vocab : mapping of lower-case str -> array of shape (d,), optional
+        Default: :func:`toy_vocabulary`.
+
+    Returns
+    -------
+    numpy.ndarray, shape (T, d)
+        Row t is ``vocab[tokens[t].lower()]``: the same word always gets the
+        same row, whatever its neighbours - that is what "static" means.
+
+    Raises
+    ------
+    TypeError
+        If ``tokens`` is a bare string or holds non-strings.
+    ValueError
+        If a token is not in the vocabulary, or the table's vectors differ in length.
+    """
+    if isinstance(tokens, str):
+        raise TypeError("tokens must be a sequence of words, not one string; use tokenize(sentence) first.")
+    if vocab is None:
+        vocab = toy_vocabulary()
+    rows = []
+    for t, tok in enumerate(tokens):
+        if not isinstance(tok, str):
+            raise TypeError(f"tokens[{t}] must be a str; got {type(tok).__name__}.")
+        key = tok.lower()
+        if key not in vocab:
+            raise ValueError(f"token {tok!r} (position {t}) is not in the vocabulary; known words: {sorted(vocab)}.")
+        rows.append(as_real_array(f"vocab[{key!r}]", vocab[key], ndim=1, expected="(d,)"))
+    if not rows:
+        raise ValueError("tokens is empty; a sentence needs at least one token.")
+    if len({r.shape for r in rows}) != 1:
+        raise ValueError(f"the vocabulary's vectors differ in length: {sorted({r.shape for r in rows})}.")
+    return np.stack(rows)
+
+
+def is_distribution(weights, atol: float = 1e-6) -> bool:
+    """True if every row (last axis) of ``weights`` is non-negative and sums to 1.
+
+    Parameters
+    ----------
+    weights : array_like, shape (..., T)
+    atol : float
+        Tolerance on each row sum and on negativity.
+
+    Returns
+    -------
+    bool
+    """
+    w = as_real_array("weights", weights, min_ndim=1, expected="(..., T)")
+    if w.shape[-1] == 0:
+        return False
+    return bool(np.all(w >= -atol) and np.allclose(w.sum(axis=-1), 1.0, rtol=0.0, atol=atol))
+
+
+def contextual_mix(weights, vectors) -> np.ndarray:
+    """Weighted sum of token vectors: ``weights @ vectors``.
+
+    Parameters
+    ----------
+    weights : array_like, shape (T,) or (T_q, T)
+        One attention row (or one per query); each row must be a probability
+        distribution over the T tokens (non-negative, summing to 1 within 1e-6).
+    vectors : array_like, shape (T, d)
+        One vector per token (static embeddings here; value vectors in 2.3+).
+
+    Returns
+    -------
+    numpy.ndarray, shape (d,) or (T_q, d)
+        ``sum_j weights[..., j] * vectors[j]``.
+
+    Raises
+    ------
+    ValueError
+        If the number of weights differs from the number of vectors, or a row
+        is not a distribution (a negative weight, or a sum other than 1).
+    """
+    w = as_real_array("weights", weights, min_ndim=1, expected="(T,) or (T_q, T)")
+    X = as_real_array("vectors", vectors, ndim=2, expected="(T, d)")
+    if w.ndim > 2:
+        raise ValueError(f"weights must be (T,) or (T_q, T); got {describe(w)}.")
+    if w.shape[-1] != X.shape[0]:
+        raise ValueError(
+            f"one weight per token: weights has {w.shape[-1]} per row ({describe(w)}) but vectors has "
+            f"{X.shape[0]} rows ({describe(X)})."
+        )
+    if not is_distribution(w):
+        sums = np.round(np.atleast_1d(w.sum(axis=-1)), 6)
+        raise ValueError(
+            f"each weight row must be a distribution (all >= 0, sum 1); got min weight {w.min():.4g} "
+            f"and row sums {sums[:4].tolist()}."
+        )
+    return w @ X
+
+
+def cosine_similarity(a, b):
+    """cos(theta) = a . b / (|a| |b|) along the last axis.
+
+    Parameters
+    ----------
+    a, b : array_like, shape (..., d)
+        Leading dimensions broadcast against each other.
+
+    Returns
+    -------
+    float or numpy.ndarray of shape (...)
+        A Python float when both inputs are 1-D. Values lie in [-1, 1]; 1 means
+        same direction (whatever the lengths), 0 orthogonal, -1 opposite.
+
+    Raises
+    ------
+    ValueError
+        If the last dimensions differ or a vector has zero length (no direction).
+    """
+    a = as_real_array("a", a, min_ndim=1, expected="(..., d)")
+    b = as_real_array("b", b, min_ndim=1, expected="(..., d)")
+    if a.shape[-1] != b.shape[-1]:
+        raise ValueError(f"a and b must have the same length d; got a {describe(a)} and b {describe(b)}.")
+    na = np.linalg.norm(a, axis=-1)
+    nb = np.linalg.norm(b, axis=-1)
+    if np.any(na == 0) or np.any(nb == 0):
+        raise ValueError("cosine similarity of a zero vector is undefined (it has no direction).")
+    cos = np.clip(np.sum(a * b, axis=-1) / (na * nb), -1.0, 1.0)
+    return float(cos) if cos.ndim == 0 else cos

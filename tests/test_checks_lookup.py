@@ -1,0 +1,118 @@
+"""The 2.1/2.2 self-checks pass correct solutions and fail wrong ones with a hint, never the answer."""
+
+import re
+
+import numpy as np
+
+from helpers.checks.lookup import check_contextual_mix, check_cosine, check_soft_lookup, check_soft_lookup_jacobian
+
+
+def _ok(capsys, result, name):
+    out = capsys.readouterr().out
+    assert result.passed and bool(result)
+    assert name in out and "pass" in out
+
+
+def _fails_with(capsys, result, hint_words):
+    out = capsys.readouterr().out
+    assert not result.passed
+    assert "Hint:" in out and hint_words in out
+    return out
+
+
+# --- correct solutions, written independently of the helpers ---------------------------------
+
+def cosine_ok(a, b):
+    return float(np.dot(a, b) / np.sqrt(np.dot(a, a) * np.dot(b, b)))
+
+
+def mix_ok(weights, vectors):
+    return sum(w * v for w, v in zip(weights, vectors))
+
+
+def soft_ok(q, K, V, temperature):
+    s = np.array([np.dot(q, k) for k in K]) / temperature
+    e = np.exp(s - s.max())
+    return (e / e.sum()) @ V
+
+
+def jac_ok(q, K, V, temperature):
+    s = K @ q / temperature
+    a = np.exp(s - s.max())
+    a /= a.sum()
+    o = a @ V
+    kbar = a @ K
+    return sum(ai * np.outer(v - o, k - kbar) for ai, v, k in zip(a, V, K)) / temperature
+
+
+def test_correct_solutions_pass(capsys):
+    _ok(capsys, check_cosine(cosine_ok), "check_cosine")
+    _ok(capsys, check_contextual_mix(mix_ok), "check_contextual_mix")
+    _ok(capsys, check_soft_lookup(soft_ok), "check_soft_lookup")
+    _ok(capsys, check_soft_lookup_jacobian(jac_ok), "check_soft_lookup_jacobian")
+
+
+def test_not_done_yet(capsys):
+    def stub(*args):
+        raise NotImplementedError
+
+    for check in (check_cosine, check_contextual_mix, check_soft_lookup, check_soft_lookup_jacobian):
+        assert not check(stub).passed
+        assert "not done yet" in capsys.readouterr().out
+
+
+def test_cosine_without_normalising_by_both_lengths(capsys):
+    _fails_with(capsys, check_cosine(lambda a, b: float(np.dot(a, b) / np.linalg.norm(a))), "BOTH vector lengths")
+    _fails_with(capsys, check_cosine(lambda a, b: abs(cosine_ok(a, b))), "negative cosine")
+
+
+def test_mix_transposed_or_mean(capsys):
+    _fails_with(capsys, check_contextual_mix(lambda w, X: X.mean(axis=0)), "ROW j")
+    # X @ w contracts the wrong axis: numpy raises, the check reports it and hints, the notebook goes on.
+    out = _fails_with(capsys, check_contextual_mix(lambda w, X: X @ w), "ROW j")
+    assert "raised ValueError" in out
+
+
+def test_soft_lookup_common_mistakes(capsys):
+    # multiplies by the temperature instead of dividing
+    _fails_with(capsys, check_soft_lookup(lambda q, K, V, t: soft_ok(q, K, V, 1 / t)), "temperature divides")
+    # the chapter's ratio normalisation on raw dot products
+    def ratio(q, K, V, t):
+        s = K @ q / t
+        return (s / s.sum()) @ V
+    _fails_with(capsys, check_soft_lookup(ratio), "")
+    # no max subtraction: overflow on the tiny-temperature case
+    def naive(q, K, V, t):
+        with np.errstate(over="ignore", invalid="ignore"):
+            e = np.exp(K @ q / t)
+            return (e / e.sum()) @ V
+    _fails_with(capsys, check_soft_lookup(naive), "subtract the largest score")
+    # returns the weights instead of the output
+    def weights_only(q, K, V, t):
+        s = K @ q / t
+        e = np.exp(s - s.max())
+        return e / e.sum()
+    _fails_with(capsys, check_soft_lookup(weights_only), "")
+
+
+def test_jacobian_missing_temperature_or_transposed(capsys):
+    _fails_with(capsys, check_soft_lookup_jacobian(lambda q, K, V, t: jac_ok(q, K, V, t) * t), "1 / temperature")
+    _fails_with(capsys, check_soft_lookup_jacobian(lambda q, K, V, t: jac_ok(q, K, V, t).T), "")
+
+
+def test_messages_never_reveal_expected_values(capsys):
+    seen = []
+
+    def spy(q, K, V, t):  # records the hidden case, answers wrongly
+        seen.append((q, K, V, t))
+        return np.zeros(V.shape[1])
+
+    assert not check_soft_lookup(spy).passed
+    # helpers.checks.core reports "largest error |got - expected|"; with an all-zero answer that
+    # number is max|expected| by construction, so it is cut out: this test is about the hints.
+    out = re.sub(r"\(largest error [^)]*\)", "", capsys.readouterr().out)
+    expected = soft_ok(*seen[0])
+    assert np.abs(expected).max() > 1e-3  # the case is non-trivial, so zeros really are wrong
+    for x in expected:
+        for fmt in ("{:.2f}", "{:.3f}", "{:.4f}", "{:.3g}"):
+            assert fmt.format(x) not in out, out
