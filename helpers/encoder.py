@@ -1,0 +1,306 @@
+"""A numpy-only BERT encoder forward pass (chapter 2.13, the real-model notebook).
+
+This is the architecture of all-MiniLM-L6-v2 (and of BERT): token + position +
+token-type embeddings, LayerNorm, then ``n_layers`` identical blocks of
+
+    A   = MultiHead(X)                    # per head: softmax(Q K^T / sqrt(d_h)) V
+    X   = LayerNorm(X + A W_O + b_O)      # residual, then LayerNorm ("post-LN")
+    F   = GELU(X W_1 + b_1) W_2 + b_2     # feed-forward, d -> 4d -> d
+    X   = LayerNorm(X + F)
+
+Every head's attention is computed by this project's own
+:func:`helpers.scaled_dot_product_attention` (batched over the head axis), so
+the weights the notebook plots are exactly the chapter's formula.
+
+Weights are a flat mapping with the Hugging Face ``BertModel`` names
+(``"encoder.layer.0.attention.self.query.weight"``...); a dense layer's weight
+has shape (out, in) and computes ``y = x W^T + b``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import NamedTuple
+
+import numpy as np
+
+from ._validate import as_real_array
+from .attention import scaled_dot_product_attention
+
+__all__ = [
+    "EncoderConfig",
+    "EncoderOutput",
+    "erf",
+    "gelu",
+    "layer_norm",
+    "encoder_forward",
+    "mean_pool_normalize",
+    "random_encoder_weights",
+]
+
+_ERF = np.frompyfunc(math.erf, 1, 1)
+
+
+@dataclass(frozen=True)
+class EncoderConfig:
+    """Sizes of a BERT encoder (defaults: all-MiniLM-L6-v2's ``config.json``).
+
+    Attributes
+    ----------
+    vocab_size, hidden, n_layers, n_heads, intermediate, max_positions, type_vocab_size : int
+    layer_norm_eps : float
+    """
+
+    vocab_size: int = 30522
+    hidden: int = 384
+    n_layers: int = 6
+    n_heads: int = 12
+    intermediate: int = 1536
+    max_positions: int = 512
+    type_vocab_size: int = 2
+    layer_norm_eps: float = 1e-12
+
+    def __post_init__(self):
+        for name in ("vocab_size", "hidden", "n_layers", "n_heads", "intermediate", "max_positions", "type_vocab_size"):
+            v = getattr(self, name)
+            if isinstance(v, bool) or not isinstance(v, int) or v < 1:
+                raise ValueError(f"EncoderConfig.{name} must be a positive int; got {v!r}.")
+        if self.hidden % self.n_heads:
+            raise ValueError(f"hidden ({self.hidden}) must be divisible by n_heads ({self.n_heads}).")
+        if not self.layer_norm_eps > 0:
+            raise ValueError(f"layer_norm_eps must be > 0; got {self.layer_norm_eps!r}.")
+
+    @property
+    def head_dim(self) -> int:
+        """d_h = hidden / n_heads (32 for MiniLM)."""
+        return self.hidden // self.n_heads
+
+    @classmethod
+    def from_hf_config(cls, cfg: Mapping) -> EncoderConfig:
+        """Build from a Hugging Face BERT ``config.json`` dict (activation must be exact GELU)."""
+        if cfg.get("hidden_act", "gelu") != "gelu":
+            raise ValueError(f"only hidden_act='gelu' (exact erf form) is implemented; got {cfg.get('hidden_act')!r}.")
+        if cfg.get("position_embedding_type", "absolute") != "absolute":
+            raise ValueError(f"only absolute position embeddings are implemented; got {cfg.get('position_embedding_type')!r}.")
+        return cls(vocab_size=cfg["vocab_size"], hidden=cfg["hidden_size"], n_layers=cfg["num_hidden_layers"],
+                   n_heads=cfg["num_attention_heads"], intermediate=cfg["intermediate_size"],
+                   max_positions=cfg["max_position_embeddings"], type_vocab_size=cfg["type_vocab_size"],
+                   layer_norm_eps=float(cfg["layer_norm_eps"]))
+
+
+class EncoderOutput(NamedTuple):
+    """What :func:`encoder_forward` returns.
+
+    Attributes
+    ----------
+    hidden_states : numpy.ndarray, shape (n_layers + 1, T, hidden)
+        ``hidden_states[0]`` is the embedding output, ``hidden_states[l]`` the output of layer l.
+    attentions : numpy.ndarray, shape (n_layers, n_heads, T, T)
+        ``attentions[l, h, i, j]``: how much token i attends to token j in layer l+1, head h+1.
+        Every row sums to 1.
+    """
+
+    hidden_states: np.ndarray
+    attentions: np.ndarray
+
+    @property
+    def last_hidden(self) -> np.ndarray:
+        """shape (T, hidden): the final layer's token vectors."""
+        return self.hidden_states[-1]
+
+
+def erf(x) -> np.ndarray:
+    """The error function, element-wise, via :func:`math.erf` (correctly rounded double precision).
+
+    numpy has no ``erf``; this applies the standard library's to every element.
+
+    Parameters
+    ----------
+    x : array_like, shape (...)
+
+    Returns
+    -------
+    numpy.ndarray, shape (...), float64
+    """
+    x = as_real_array("x", x, expected="(...)", allow_nonfinite=True)
+    return _ERF(x.astype(np.float64)).astype(np.float64)
+
+
+def gelu(x) -> np.ndarray:
+    """GELU in BERT's exact form: x * Phi(x) = x * (1 + erf(x / sqrt 2)) / 2.
+
+    Not the tanh approximation (which differs by up to ~4.7e-4 near |x| = 2).
+
+    Parameters
+    ----------
+    x : array_like, shape (...)
+
+    Returns
+    -------
+    numpy.ndarray, shape (...), the dtype of ``x`` (float64 for integer input)
+    """
+    x = as_real_array("x", x, expected="(...)")
+    out = 0.5 * x.astype(np.float64) * (1.0 + erf(x.astype(np.float64) / math.sqrt(2.0)))
+    return out.astype(x.dtype if np.issubdtype(x.dtype, np.floating) else np.float64)
+
+
+def layer_norm(x, gamma, beta, eps: float = 1e-12) -> np.ndarray:
+    """LayerNorm over the last axis: (x - mean) / sqrt(var + eps) * gamma + beta (biased variance).
+
+    Parameters
+    ----------
+    x : array_like, shape (..., d)
+    gamma, beta : array_like, shape (d,)
+    eps : float, optional
+
+    Returns
+    -------
+    numpy.ndarray, shape (..., d)
+    """
+    x = as_real_array("x", x, min_ndim=1, expected="(..., d)")
+    d = x.shape[-1]
+    gamma = as_real_array("gamma", gamma, ndim=1, expected=f"({d},)")
+    beta = as_real_array("beta", beta, ndim=1, expected=f"({d},)")
+    if gamma.shape != (d,) or beta.shape != (d,):
+        raise ValueError(f"gamma and beta must have shape ({d},) to match x {x.shape}; got {gamma.shape} and {beta.shape}.")
+    mu = x.mean(axis=-1, keepdims=True)
+    var = ((x - mu) ** 2).mean(axis=-1, keepdims=True)
+    return (x - mu) / np.sqrt(var + eps) * gamma + beta
+
+
+def _dense(x, w, b):
+    return x @ w.T + b
+
+
+def _get(weights: Mapping, name: str, shape: tuple) -> np.ndarray:
+    if name not in weights:
+        raise KeyError(f"weights lack {name!r} (expected shape {shape}).")
+    w = np.asarray(weights[name])
+    if w.shape != shape:
+        raise ValueError(f"weights[{name!r}] has shape {w.shape}; expected {shape}.")
+    return w
+
+
+def encoder_forward(weights: Mapping[str, np.ndarray], input_ids, config: EncoderConfig = EncoderConfig(),
+                    token_type_ids=None, mask=None) -> EncoderOutput:
+    """Run one sequence through a BERT encoder; return every layer's hidden states and attention.
+
+    Parameters
+    ----------
+    weights : mapping str -> numpy.ndarray
+        Hugging Face ``BertModel`` names without the ``bert.`` prefix (see module docstring).
+        Computation runs in the dtype of the layer weights.
+    input_ids : array_like of int, shape (T,)
+        Token ids, e.g. ``[101, ..., 102]`` from :class:`helpers.wordpiece.WordPieceTokenizer`.
+    config : EncoderConfig, optional
+    token_type_ids : array_like of int, shape (T,), optional
+        Segment ids (default all 0: one sentence).
+    mask : array_like, shape (T, T), optional
+        Passed to :func:`helpers.scaled_dot_product_attention` in every layer (boolean,
+        True = may attend). None (default) = bidirectional, as the model was trained.
+        ``helpers.causal_mask(T)`` shows what the model could see with a decoder's mask.
+
+    Returns
+    -------
+    EncoderOutput
+        ``hidden_states`` (n_layers + 1, T, hidden) and ``attentions`` (n_layers, n_heads, T, T).
+    """
+    c = config
+    ids = np.asarray(input_ids)
+    if ids.ndim != 1 or ids.size == 0 or not np.issubdtype(ids.dtype, np.integer):
+        raise ValueError(f"input_ids must be a non-empty 1-D array of ints with shape (T,); got shape {ids.shape}, dtype {ids.dtype}.")
+    T = ids.size
+    if ids.min() < 0 or ids.max() >= c.vocab_size:
+        raise ValueError(f"input_ids must lie in [0, {c.vocab_size}); got min {ids.min()}, max {ids.max()}.")
+    if T > c.max_positions:
+        raise ValueError(f"sequence of {T} tokens is longer than max_positions={c.max_positions}.")
+    tt = np.zeros(T, dtype=np.int64) if token_type_ids is None else np.asarray(token_type_ids)
+    if tt.shape != (T,) or not np.issubdtype(tt.dtype, np.integer) or tt.min() < 0 or tt.max() >= c.type_vocab_size:
+        raise ValueError(f"token_type_ids must be ints in [0, {c.type_vocab_size}) with shape ({T},); got shape {tt.shape}.")
+    d, H, dh = c.hidden, c.n_heads, c.head_dim
+    p = "embeddings."
+    word = _get(weights, p + "word_embeddings.weight", (c.vocab_size, d))
+    pos = _get(weights, p + "position_embeddings.weight", (c.max_positions, d))
+    typ = _get(weights, p + "token_type_embeddings.weight", (c.type_vocab_size, d))
+    dtype = np.result_type(pos.dtype, np.float32)
+    x = word[ids].astype(dtype) + pos[:T] + typ[tt]
+    x = layer_norm(x, _get(weights, p + "LayerNorm.weight", (d,)), _get(weights, p + "LayerNorm.bias", (d,)), c.layer_norm_eps)
+    hidden, attn = [x], []
+    for layer in range(c.n_layers):
+        p = f"encoder.layer.{layer}."
+
+        def W(name, shape, _p=p):
+            return _get(weights, _p + name, shape)
+
+        def heads(name, _W=W, _x=x):  # (T, d) -> (H, T, d_h)
+            y = _dense(_x, _W(f"attention.self.{name}.weight", (d, d)), _W(f"attention.self.{name}.bias", (d,)))
+            return y.reshape(T, H, dh).transpose(1, 0, 2)
+
+        res = scaled_dot_product_attention(heads("query"), heads("key"), heads("value"), mask=mask)
+        context = res.output.transpose(1, 0, 2).reshape(T, d)          # concatenate the heads
+        a = _dense(context, W("attention.output.dense.weight", (d, d)), W("attention.output.dense.bias", (d,)))
+        x = layer_norm(x + a, W("attention.output.LayerNorm.weight", (d,)), W("attention.output.LayerNorm.bias", (d,)),
+                       c.layer_norm_eps)
+        f = gelu(_dense(x, W("intermediate.dense.weight", (c.intermediate, d)), W("intermediate.dense.bias", (c.intermediate,))))
+        f = _dense(f, W("output.dense.weight", (d, c.intermediate)), W("output.dense.bias", (d,)))
+        x = layer_norm(x + f, W("output.LayerNorm.weight", (d,)), W("output.LayerNorm.bias", (d,)), c.layer_norm_eps)
+        hidden.append(x)
+        attn.append(res.weights)
+    return EncoderOutput(np.stack(hidden), np.stack(attn))
+
+
+def mean_pool_normalize(hidden) -> np.ndarray:
+    """Sentence embedding of all-MiniLM-L6-v2: mean over tokens (incl. [CLS]/[SEP]), then L2-normalise.
+
+    Parameters
+    ----------
+    hidden : array_like, shape (T, d)
+        The last layer's token vectors of one unpadded sentence.
+
+    Returns
+    -------
+    numpy.ndarray, shape (d,), unit Euclidean norm
+    """
+    hidden = as_real_array("hidden", hidden, ndim=2, expected="(T, d)")
+    v = hidden.mean(axis=0)
+    n = np.linalg.norm(v)
+    if n == 0:
+        raise ValueError("the mean token vector is zero; it has no direction to normalise.")
+    return v / n
+
+
+def random_encoder_weights(config: EncoderConfig, rng: np.random.Generator, scale: float = 0.5) -> dict[str, np.ndarray]:
+    """Random weights with the right names and shapes (float64), for tests and toy demos.
+
+    Parameters
+    ----------
+    config : EncoderConfig
+    rng : numpy.random.Generator
+    scale : float, optional
+        Standard deviation of the dense weights is ``scale / sqrt(fan_in)``.
+
+    Returns
+    -------
+    dict str -> numpy.ndarray
+    """
+    c, d = config, config.hidden
+    w = {
+        "embeddings.word_embeddings.weight": rng.normal(size=(c.vocab_size, d)),
+        "embeddings.position_embeddings.weight": rng.normal(size=(c.max_positions, d)),
+        "embeddings.token_type_embeddings.weight": rng.normal(size=(c.type_vocab_size, d)),
+        "embeddings.LayerNorm.weight": 1 + 0.1 * rng.normal(size=d),
+        "embeddings.LayerNorm.bias": 0.1 * rng.normal(size=d),
+    }
+    shapes = {"attention.self.query": (d, d), "attention.self.key": (d, d), "attention.self.value": (d, d),
+              "attention.output.dense": (d, d), "intermediate.dense": (c.intermediate, d), "output.dense": (d, c.intermediate)}
+    for layer in range(c.n_layers):
+        p = f"encoder.layer.{layer}."
+        for name, (o, i) in shapes.items():
+            w[p + name + ".weight"] = rng.normal(size=(o, i)) * scale / math.sqrt(i)
+            w[p + name + ".bias"] = 0.1 * rng.normal(size=o)
+        for ln in ("attention.output.LayerNorm", "output.LayerNorm"):
+            w[p + ln + ".weight"] = 1 + 0.1 * rng.normal(size=d)
+            w[p + ln + ".bias"] = 0.1 * rng.normal(size=d)
+    return w

