@@ -1,0 +1,1 @@
+"""Benchmarks (plain scripts that print numbers; tests never assert on timings)."""
