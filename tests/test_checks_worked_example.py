@@ -1,0 +1,67 @@
+"""The 2.8 exercise self-check: one row of the worked example, by hand."""
+
+import math
+
+import pytest
+
+from helpers.checks.worked_example import check_worked_example_row
+
+R2 = math.sqrt(2.0)
+
+
+def _row2():
+    # S[2,:] = q2 . k_j = (0,1).(0,2), (0,1).(2,0), (0,1).(1,1), (0,1).(1,1) = (2, 0, 1, 1)
+    e = [math.exp(2 / R2), 1.0, math.exp(1 / R2), math.exp(1 / R2)]
+    a = [x / sum(e) for x in e]
+    V = [(2, 1), (0, 2), (1, 2), (1, 1)]
+    out = [sum(a[j] * V[j][c] for j in range(4)) for c in range(2)]
+    return a, out
+
+
+def test_hand_computed_row_passes(capsys):
+    assert check_worked_example_row(_row2, row=2)
+    assert "\u2705" in capsys.readouterr().out
+
+
+def test_row_three_is_uniform():
+    assert check_worked_example_row(lambda: ([0.25] * 4, [1.0, 1.5]), row=3)
+
+
+def test_the_books_rounded_row_fails(capsys):
+    assert not check_worked_example_row(lambda: ([0.448, 0.109, 0.222, 0.222], [1.337, 1.224]), row=2)
+    out = capsys.readouterr().out
+    assert "Keep full precision" in out
+    assert "0.4485" not in out  # never prints the answer
+
+
+def test_wrong_output_with_right_weights_fails(capsys):
+    a, _ = _row2()
+    assert not check_worked_example_row(lambda: (a, [1.340, 1.332]), row=2)
+    assert "output[2, :]" in capsys.readouterr().out
+
+
+def test_row_one_values_do_not_pass_for_row_two():
+    a, out = _row2()
+    a1 = [a[1], a[0], a[2], a[3]]  # row 1 is row 2 with the first two weights swapped
+    assert check_worked_example_row(lambda: (a1, [0.6604772, 1.6697618]), row=1)
+    assert not check_worked_example_row(lambda: (a1, out), row=2)
+
+
+def test_stub_and_bad_returns_do_not_raise(capsys):
+    def stub():
+        raise NotImplementedError
+
+    assert not check_worked_example_row(stub)
+    assert "not done yet" in capsys.readouterr().out
+    assert not check_worked_example_row(lambda: [0.1, 0.2, 0.3])
+    assert "return a pair" in capsys.readouterr().out
+    assert not check_worked_example_row(lambda: ([0.25] * 3, [1.0, 1.5]))
+    assert "shape (3,)" in capsys.readouterr().out
+    assert not check_worked_example_row(([0.25] * 4, [1.0, 1.5]))
+    assert "expected a function" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("row", [0, 5, 2.0, True, "2"])
+def test_invalid_row(row):
+    with pytest.raises(ValueError, match="row must be 1, 2, 3 or 4"):
+        check_worked_example_row(_row2, row=row)
