@@ -249,3 +249,33 @@ def test_all_slider_positions_render_without_warnings():
         with np.errstate(all="raise", under="ignore"):
             for d_k, scaled, m in itertools.product(D_K_OPTIONS, (False, True), MAGNITUDE_RANGE):
                 assert fig.render(compute(d_k, m, scaled, 0)).startswith(PNG_MAGIC)
+
+
+# ------------------------------------------------------------------------ self-checks
+
+
+def test_self_checks_accept_right_and_reject_wrong_answers(capsys):
+    from helpers.checks.saturation import (
+        check_dot_variance,
+        check_is_attention_matrix,
+        check_scaled_scores,
+        check_softmax_jacobian,
+    )
+
+    assert check_dot_variance(lambda d, vq, vk: d * vq * vk)
+    assert not check_dot_variance(lambda d, vq, vk: d * (vq + vk) / 2)  # sum instead of product
+    assert not check_dot_variance(lambda d, vq, vk: math.sqrt(d) * vq * vk)  # the std, not the variance
+    assert check_scaled_scores(lambda Q, K: Q @ K.T / math.sqrt(K.shape[-1]))
+    assert not check_scaled_scores(lambda Q, K: Q @ K.T / K.shape[-1])
+    assert check_softmax_jacobian(lambda a: np.diag(a) - np.outer(a, a))
+    assert not check_softmax_jacobian(lambda a: np.diag(a * (1 - a)))  # diagonal only
+    assert check_is_attention_matrix(lambda A: bool((A >= 0).all() and np.allclose(A.sum(axis=-1), 1, atol=1e-6)))
+    assert not check_is_attention_matrix(lambda A: bool(np.allclose(A.sum(axis=0), 1)))  # wrong axis
+    assert not check_is_attention_matrix(lambda A: bool(np.allclose(A.sum(axis=-1), 1)))  # forgets the sign
+
+    def stub(*args):
+        raise NotImplementedError
+
+    assert not check_scaled_scores(stub)
+    out = capsys.readouterr().out
+    assert "not done yet" in out
