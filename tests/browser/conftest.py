@@ -1,0 +1,275 @@
+"""Fixtures for the browser tests: one real JupyterLab server and one headless Chromium.
+
+The whole browser suite shares ONE JupyterLab server (session scope), started on
+127.0.0.1 with a random free port and a random token, rooted in a temporary copy of
+``notebooks/`` so nothing in the repository is written. Every piece of Jupyter state
+(runtime, config, data, IPython, workspaces, user settings) lives in that temporary
+tree, and ``overrides.json`` switches off the news / update pop-ups and autosave and
+attaches every cell to the DOM (no windowing), so the page is fully inspectable.
+
+Missing Chromium or a missing ``playwright`` package makes the tests SKIP with the
+install command -- except when ``CI=true``, where it is a FAILURE: CI must prove the
+widgets work, not silently skip the proof.
+
+Environment knobs (all optional):
+
+``CHROMIUM_PATH``           the browser binary (default: ``chromium`` on PATH, then
+                            ``/usr/bin/chromium``, ``chromium-browser``).
+``BROWSER_ARTIFACTS_DIR``   where screenshots go (default: ``artifacts/screenshots``,
+                            git-ignored).
+``BROWSER_WIDGET_BUDGET_S`` how fast a slider must update what it drives (default 2 s).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import pytest
+from lab_driver import BROKEN_PROBE_NAME, PROBE_NAME, make_probe_notebook
+
+ROOT = Path(__file__).resolve().parents[2]
+NOTEBOOKS = ROOT / "notebooks"
+ARTIFACTS = Path(os.environ.get("BROWSER_ARTIFACTS_DIR", ROOT / "artifacts" / "screenshots"))
+
+CHROMIUM_ARGS = [
+    "--no-sandbox",  # needed as root (CI runs as root)
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",  # no calls home on a closed network
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+INSTALL_HINT = (
+    "Browser tests need Chromium and Playwright's Python package:\n"
+    "    sudo apt-get install chromium        # Debian/Ubuntu: provides /usr/bin/chromium\n"
+    '    pip install -e ".[test]"             # installs the playwright Python package\n'
+    "Do NOT run `playwright install`: the tests use the system Chromium "
+    "(set CHROMIUM_PATH to point at another Chromium binary)."
+)
+
+# Settings that make the page deterministic for a robot and keep it offline.
+OVERRIDES = {
+    "@jupyterlab/apputils-extension:notification": {
+        "fetchNews": "false",
+        "checkForUpdates": False,
+    },
+    "@jupyterlab/docmanager-extension:plugin": {
+        "autosave": False,
+    },
+    "@jupyterlab/notebook-extension:tracker": {
+        # Every cell attached to the DOM, so off-screen outputs can be inspected.
+        "windowingMode": "none",
+    },
+}
+
+# --------------------------------------------------------------------------- tools
+
+
+def _missing(reason: str):
+    """Skip locally, fail in CI (CI=true) -- the same message either way."""
+    msg = f"{reason}\n{INSTALL_HINT}"
+    if os.environ.get("CI", "").lower() == "true":
+        pytest.fail(f"CI=true and the browser tests cannot run: {msg}", pytrace=False)
+    pytest.skip(msg)
+
+
+def find_chromium() -> str | None:
+    explicit = os.environ.get("CHROMIUM_PATH")
+    if explicit:
+        return explicit if Path(explicit).exists() else None
+    for name in ("chromium", "chromium-browser"):
+        found = shutil.which(name)
+        if found:
+            return found
+    for path in ("/usr/bin/chromium", "/usr/bin/chromium-browser"):
+        if Path(path).exists():
+            return path
+    return None
+
+
+def _free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class LabServer:
+    """A running JupyterLab: its base URL, token and (temporary) notebook folder."""
+
+    def __init__(self, url: str, token: str, root: Path, log: Path):
+        self.url, self.token, self.root, self.log = url, token, root, log
+
+    def api(self, method: str, path: str) -> object:
+        req = urllib.request.Request(f"{self.url}{path}", method=method,
+                                     headers={"Authorization": f"token {self.token}"})
+        with urllib.request.urlopen(req, timeout=30) as resp:
+            body = resp.read()
+        return json.loads(body) if body else None
+
+    def lab_url(self, notebook: str) -> str:
+        # ?reset: start from an empty layout, never a restored one.
+        return f"{self.url}/lab/tree/{notebook}?reset&token={self.token}"
+
+    def shutdown_kernels(self) -> None:
+        for session in self.api("GET", "/api/sessions") or []:
+            try:
+                self.api("DELETE", f"/api/sessions/{session['id']}")
+            except urllib.error.URLError:
+                pass
+
+
+# --------------------------------------------------------------------------- fixtures
+
+
+@pytest.fixture(scope="session")
+def chromium_path() -> str:
+    try:
+        import playwright.sync_api  # noqa: F401
+    except ImportError:
+        _missing("The `playwright` Python package is not installed.")
+    path = find_chromium()
+    if path is None:
+        _missing("No Chromium binary found (looked for $CHROMIUM_PATH, `chromium`, "
+                 "`chromium-browser`, /usr/bin/chromium).")
+    return path
+
+
+@pytest.fixture(scope="session")
+def lab_server(tmp_path_factory, chromium_path) -> LabServer:
+    """One JupyterLab server for the whole browser suite; always stopped at the end."""
+    try:
+        import jupyterlab  # noqa: F401
+    except ImportError:
+        _missing("JupyterLab is not installed in this environment.")
+
+    base = tmp_path_factory.mktemp("jupyterlab")
+    root = base / "notebooks"
+    shutil.copytree(NOTEBOOKS, root, ignore=shutil.ignore_patterns(".ipynb_checkpoints"))
+    make_probe_notebook(root / PROBE_NAME)
+    make_probe_notebook(root / BROKEN_PROBE_NAME, broken=True)
+
+    app_settings = base / "app-settings"
+    app_settings.mkdir()
+    (app_settings / "overrides.json").write_text(json.dumps(OVERRIDES, indent=2), encoding="utf-8")
+    dirs = {name: base / name for name in ("runtime", "config", "data", "ipython",
+                                           "user-settings", "workspaces")}
+    for d in dirs.values():
+        d.mkdir()
+
+    env = dict(os.environ)
+    env.update({
+        "JUPYTER_RUNTIME_DIR": str(dirs["runtime"]),
+        "JUPYTER_CONFIG_DIR": str(dirs["config"]),
+        "JUPYTER_DATA_DIR": str(dirs["data"]),
+        "IPYTHONDIR": str(dirs["ipython"]),
+        "JUPYTERLAB_SETTINGS_DIR": str(dirs["user-settings"]),
+        "JUPYTERLAB_WORKSPACES_DIR": str(dirs["workspaces"]),
+        "JUPYTER_PLATFORM_DIRS": "1",
+        "PYTHONWARNINGS": "ignore",  # server-side deprecation chatter is not under test
+    })
+    env.pop("JUPYTER_PATH", None)
+    port, token = _free_port(), secrets.token_hex(16)
+    cmd = [
+        sys.executable, "-m", "jupyterlab",
+        "--no-browser", "--ServerApp.ip=127.0.0.1", f"--ServerApp.port={port}",
+        "--ServerApp.port_retries=0", f"--IdentityProvider.token={token}",
+        f"--ServerApp.root_dir={root}",
+        f"--LabApp.app_settings_dir={app_settings}",
+        f"--LabApp.user_settings_dir={dirs['user-settings']}",
+        f"--LabApp.workspaces_dir={dirs['workspaces']}",
+        "--LabApp.expose_app_in_browser=True",  # window.jupyterapp, to run commands
+        "--LabApp.news_url=None",
+        "--ServerApp.terminals_enabled=False",
+        "--LabApp.extension_manager=readonly",  # no PyPI queries from the extension manager
+    ]
+    if hasattr(os, "geteuid") and os.geteuid() == 0:
+        cmd.append("--allow-root")  # CI runs as root
+    log = base / "jupyterlab.log"
+    url = f"http://127.0.0.1:{port}"
+    with open(log, "wb") as log_file:
+        proc = subprocess.Popen(cmd, cwd=root, env=env, stdout=log_file, stderr=subprocess.STDOUT,
+                                stdin=subprocess.DEVNULL)
+    server = LabServer(url, token, root, log)
+    try:
+        deadline = time.monotonic() + 180
+        while True:
+            if proc.poll() is not None:
+                raise RuntimeError(f"JupyterLab exited with {proc.returncode}:\n{log.read_text()[-3000:]}")
+            try:
+                server.api("GET", "/api/status")
+                break
+            except (urllib.error.URLError, ConnectionError, OSError):
+                if time.monotonic() > deadline:
+                    raise RuntimeError(f"JupyterLab not ready after 180 s:\n{log.read_text()[-3000:]}")
+                time.sleep(0.5)
+        yield server
+    finally:
+        try:
+            server.shutdown_kernels()
+        except Exception:
+            pass
+        proc.terminate()
+        try:
+            proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(timeout=30)
+
+
+@pytest.fixture(scope="session")
+def browser(chromium_path):
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        b = pw.chromium.launch(executable_path=chromium_path, headless=True, args=CHROMIUM_ARGS)
+        try:
+            yield b
+        finally:
+            b.close()
+
+
+@pytest.fixture(scope="session")
+def browser_context(browser):
+    ctx = browser.new_context(viewport={"width": 1280, "height": 900}, device_scale_factor=1)
+    try:
+        yield ctx
+    finally:
+        ctx.close()
+
+
+@pytest.fixture
+def page(browser_context, lab_server):
+    """A fresh tab per test; its kernels are shut down afterwards."""
+    pg = browser_context.new_page()
+    pg.set_default_timeout(60_000)
+    try:
+        yield pg
+    finally:
+        pg.close()
+        try:
+            lab_server.shutdown_kernels()
+        except Exception:
+            pass
+
+
+@pytest.fixture(scope="session")
+def artifacts_dir() -> Path:
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    return ARTIFACTS
+
+
+@pytest.fixture(scope="session")
+def widget_budget_s() -> float:
+    return float(os.environ.get("BROWSER_WIDGET_BUDGET_S", "2.0"))

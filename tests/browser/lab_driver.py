@@ -1,0 +1,368 @@
+"""Drive a notebook in a real JupyterLab page through Playwright (sync API).
+
+Everything that talks to JupyterLab goes through its own command registry and models
+(``window.jupyterapp``, exposed with ``--LabApp.expose_app_in_browser``), never through
+pixel positions of menus: "Run All Cells" is the ``notebook:run-all-cells`` command and
+"executed" means the cell *model* got an execution count while the kernel went idle.
+Sliders, on the other hand, are moved the way a learner moves them: keyboard focus +
+ArrowRight/ArrowLeft, and a real mouse drag of the noUiSlider handle.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import nbformat
+
+WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
+WIDGET_IMPORT = re.compile(r"^\s*(import ipywidgets|from ipywidgets|from helpers\.\w+ import .*\b\w*(widget|explorer|slider)\w*\b"
+                           r"|from helpers\.(saturation|causal_view)\b)", re.MULTILINE | re.IGNORECASE)
+
+# Helper functions installed into every page before JupyterLab boots. They only use
+# public JupyterLab objects: the shell's main-area widgets, the notebook panel's
+# context, session context, cell widgets and their models.
+_INIT_SCRIPT = r"""
+window.__nbtest = {
+  panel(path) {
+    const app = window.jupyterapp;
+    if (!app) return null;
+    for (const w of app.shell.widgets('main')) {
+      if (w.context && w.context.path === path && w.content && w.content.widgets) return w;
+    }
+    return null;
+  },
+  cells(path) {
+    const panel = this.panel(path);
+    return panel.content.widgets.map((cell, i) => {
+      cell.node.dataset.nbtestIndex = String(i);
+      const m = cell.model;
+      const outputs = m.type === 'code' ? m.outputs.toJSON() : [];
+      return {
+        index: i,
+        type: m.type,
+        tags: m.getMetadata('tags') || [],
+        empty: m.sharedModel.getSource().trim() === '',
+        executionCount: m.type === 'code' ? m.executionCount : null,
+        running: cell.node.querySelector('.jp-InputPrompt') ?
+                 cell.node.querySelector('.jp-InputPrompt').textContent.includes('*') : false,
+        outputs: outputs.map(o => ({
+          output_type: o.output_type,
+          name: o.name || null,
+          ename: o.ename || null,
+          evalue: o.evalue || null,
+          text: o.output_type === 'stream' ? String(o.text).slice(0, 2000) :
+                (o.traceback ? o.traceback.join('\n').replace(/\u001b\[[0-9;]*m/g, '').slice(-2000) : null),
+          mimes: o.data ? Object.keys(o.data) : [],
+        })),
+      };
+    });
+  },
+  status(path) {
+    const panel = this.panel(path);
+    if (!panel) return 'no-panel';
+    const kernel = panel.sessionContext.session && panel.sessionContext.session.kernel;
+    return kernel ? kernel.status : 'no-kernel';
+  },
+};
+"""
+
+
+# The throwaway widget notebook the fixture adds to the temporary copy: the harness
+# is proven on a known-good slider -> Image/HTML widget even before (and besides) the
+# series' own widgets. Its name starts with "zz-" so it sorts after the series.
+PROBE_NAME = "zz-browser-probe-widget.ipynb"
+BROKEN_PROBE_NAME = "zz-broken-browser-probe-widget.ipynb"
+PROBE_CELLS = [
+    ("markdown", "# Browser probe\n\nA slider drives a PNG image and an HTML readout.", []),
+    ("code", "import io\n\nimport ipywidgets as widgets\nimport matplotlib\n"
+             "matplotlib.use('Agg')\nimport matplotlib.pyplot as plt\nimport numpy as np", []),
+    ("code", "def render(k):\n"
+             "    fig, ax = plt.subplots(figsize=(3, 2))\n"
+             "    x = np.linspace(0, 1, 50)\n"
+             "    ax.plot(x, x ** k)\n"
+             "    ax.set_title(f'k = {k}')\n"
+             "    buf = io.BytesIO()\n"
+             "    fig.savefig(buf, format='png')\n"
+             "    plt.close(fig)\n"
+             "    return buf.getvalue()\n\n"
+             "slider = widgets.IntSlider(value=2, min=1, max=9, description='k')\n"
+             "image = widgets.Image(value=render(2), format='png')\n"
+             "readout = widgets.HTML(value='k = 2')\n\n"
+             "def update(change):\n"
+             "    image.value = render(change['new'])\n"
+             "    readout.value = f\"k = {change['new']}\"\n\n"
+             "slider.observe(update, names='value')\n"
+             "widgets.VBox([slider, image, readout])", ["nbval-ignore-output"]),
+    ("code", "raise ValueError('expected: this cell is tagged raises-exception')", ["raises-exception"]),
+    ("code", "print('cells after a raises-exception cell still run')", []),
+]
+
+
+def make_probe_notebook(path: Path, *, broken: bool = False) -> Path:
+    """Write the probe notebook; ``broken=True`` makes the slider's callback raise."""
+    nb = nbformat.v4.new_notebook()
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3 (ipykernel)",
+                                 "language": "python"}
+    for kind, source, tags in PROBE_CELLS:
+        if broken and "def update(change):" in source:
+            source = source.replace("def update(change):\n",
+                                    "def update(change):\n    raise RuntimeError('broken callback')\n")
+        cell = (nbformat.v4.new_markdown_cell if kind == "markdown" else nbformat.v4.new_code_cell)(source)
+        if tags:
+            cell.metadata["tags"] = list(tags)
+        nb.cells.append(cell)
+    nbformat.write(nb, path)
+    return path
+
+
+
+@dataclass
+class SliderResult:
+    cell: int
+    label: str
+    how: str
+    readout_before: str
+    readout_after: str
+    driven_changed: bool
+    seconds: float | None
+    screenshot: Path | None = None
+
+
+@dataclass
+class NotebookRun:
+    name: str
+    cells: list[dict] = field(default_factory=list)
+    seconds: float = 0.0
+
+
+def notebook_tags(path: Path) -> dict[int, list[str]]:
+    nb = nbformat.read(path, as_version=4)
+    return {i: list(c.metadata.get("tags", [])) for i, c in enumerate(nb.cells)}
+
+
+def has_widget(path: Path) -> bool:
+    """A notebook has a widget if a saved output is a widget view, or a cell imports widgets."""
+    nb = nbformat.read(path, as_version=4)
+    for cell in nb.cells:
+        if cell.cell_type != "code":
+            continue
+        if any(WIDGET_MIME in out.get("data", {}) for out in cell.get("outputs", [])):
+            return True
+        if WIDGET_IMPORT.search(cell.source):
+            return True
+    return False
+
+
+def install(page) -> None:
+    page.add_init_script(_INIT_SCRIPT)
+
+
+def open_notebook(page, server, name: str, timeout_s: float = 120) -> None:
+    """Open ``name`` in a fresh layout and wait until its kernel is idle."""
+    install(page)
+    page.goto(server.lab_url(name), wait_until="domcontentloaded")
+    page.wait_for_function("() => window.jupyterapp !== undefined", timeout=timeout_s * 1000)
+    page.evaluate("async () => { await window.jupyterapp.started; await window.jupyterapp.restored; }")
+    page.wait_for_function("p => window.__nbtest.panel(p) !== null", arg=name, timeout=timeout_s * 1000)
+    page.evaluate(
+        """async p => { const panel = window.__nbtest.panel(p);
+                        await panel.context.ready; await panel.sessionContext.ready;
+                        window.jupyterapp.shell.activateById(panel.id); }""", name)
+    page.wait_for_function("p => window.__nbtest.status(p) === 'idle'", arg=name,
+                           timeout=timeout_s * 1000)
+
+
+def run_all(page, name: str, timeout_s: float = 300) -> NotebookRun:
+    """Run All Cells through the command registry; wait until every code cell ran."""
+    start = time.monotonic()
+    page.evaluate(
+        """p => { window.__runAllResult = undefined;
+                  window.jupyterapp.shell.activateById(window.__nbtest.panel(p).id);
+                  window.jupyterapp.commands.execute('notebook:run-all-cells').then(
+                      r => { window.__runAllResult = {ok: true, value: String(r)}; },
+                      e => { window.__runAllResult = {ok: false, value: String(e)}; }); }""", name)
+    page.wait_for_function("() => window.__runAllResult !== undefined", timeout=timeout_s * 1000)
+    # The command resolves when the last execute reply arrives; outputs and the idle
+    # status can trail it by a few messages.
+    page.wait_for_function(
+        """p => window.__nbtest.status(p) === 'idle' &&
+               window.__nbtest.cells(p).every(c => !c.running)""",
+        arg=name, timeout=timeout_s * 1000)
+    run = NotebookRun(name=name, cells=page.evaluate("p => window.__nbtest.cells(p)", name),
+                      seconds=time.monotonic() - start)
+    result = page.evaluate("() => window.__runAllResult")
+    assert result["ok"], f"{name}: notebook:run-all-cells failed: {result['value']}"
+    return run
+
+
+def problems(run: NotebookRun, tags: dict[int, list[str]]) -> list[str]:
+    """Every error / unexpected stderr / unexecuted cell, as readable lines."""
+    found = []
+    for cell in run.cells:
+        if cell["type"] != "code" or cell["empty"]:
+            continue
+        i = cell["index"]
+        cell_tags = set(tags.get(i, [])) | set(cell["tags"])
+        if cell["executionCount"] is None:
+            found.append(f"cell {i}: not executed (did an earlier cell fail and stop Run All?)")
+        for out in cell["outputs"]:
+            if out["output_type"] == "error" and "raises-exception" not in cell_tags:
+                found.append(f"cell {i}: {out['ename']}: {out['evalue']}\n{out['text']}")
+            if out["output_type"] == "stream" and out["name"] == "stderr" and not (
+                    cell_tags & {"shows-warning", "raises-exception"}):
+                found.append(f"cell {i}: unexpected stderr: {out['text']}")
+        if "raises-exception" in cell_tags and not any(o["output_type"] == "error" for o in cell["outputs"]):
+            found.append(f"cell {i}: tagged raises-exception but raised nothing")
+    return found
+
+
+def dom_errors(page) -> list[str]:
+    """Error outputs as the learner sees them, indexed by cell."""
+    return page.evaluate(
+        """() => Array.from(document.querySelectorAll(
+               '.jp-Notebook .jp-Cell .jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stderr"]'))
+             .map(n => ({cell: Number(n.closest('.jp-Cell').dataset.nbtestIndex),
+                         text: n.textContent.slice(0, 500)}))""")
+
+
+def wait_widgets_rendered(page, run: NotebookRun, timeout_s: float = 60) -> int:
+    """Wait until every cell with a widget-view output shows a rendered widget (or an
+    "Error displaying widget" box); return the number of such cells."""
+    cells = widget_cells(run)
+    page.wait_for_function(
+        """cells => cells.every(i => {
+               const area = document.querySelector(`.jp-Cell[data-nbtest-index="${i}"] .jp-Cell-outputArea`);
+               return area && (area.querySelector('.jp-OutputArea-output .jupyter-widgets') !== null ||
+                               area.textContent.includes('Error displaying widget'));
+           })""", arg=cells, timeout=timeout_s * 1000)
+    return len(cells)
+
+
+def widget_display_errors(page) -> list[str]:
+    return page.evaluate(
+        """() => Array.from(document.querySelectorAll('.jp-Notebook .jp-OutputArea-output'))
+                 .filter(n => n.textContent.includes('Error displaying widget'))
+                 .map(n => n.textContent.trim().slice(0, 300))""")
+
+
+# --------------------------------------------------------------------------- sliders
+
+_SLIDERS_JS = """() => Array.from(document.querySelectorAll('.jp-Notebook .widget-slider'))
+    .filter(s => s.querySelector('.noUi-handle'))
+    .map((s, k) => { s.dataset.nbtestSlider = String(k);
+      const label = s.querySelector('.widget-label');
+      return {k, cell: Number(s.closest('.jp-Cell').dataset.nbtestIndex),
+              label: label ? label.textContent.trim() : '',
+              disabled: s.querySelector('.noUi-target').hasAttribute('disabled')}; })"""
+
+# A fingerprint of everything a slider could drive inside its cell's output area:
+# every image (its src: a blob: or data: URL that changes when the PNG changes),
+# every HTML / label / Output-widget text -- minus the sliders' own readouts and labels.
+_DRIVEN_JS = """k => {
+  const slider = document.querySelector(`[data-nbtest-slider="${k}"]`);
+  const area = slider.closest('.jp-Cell').querySelector('.jp-Cell-outputArea');
+  const parts = [];
+  for (const img of area.querySelectorAll('img')) parts.push('img:' + img.src.length + ':' + img.src);
+  for (const n of area.querySelectorAll('.widget-html-content, .widget-output, .jp-RenderedText, .widget-readout, .widget-label')) {
+    if (n.closest('.widget-slider')) continue;  // the slider's own readout/label is not "driven"
+    parts.push('txt:' + n.textContent);
+  }
+  return parts.join('\\n');
+}"""
+
+
+def sliders(page) -> list[dict]:
+    return page.evaluate(_SLIDERS_JS)
+
+
+def _readout(page, k: int) -> str:
+    return page.evaluate(
+        """k => { const s = document.querySelector(`[data-nbtest-slider="${k}"]`);
+                  const r = s.querySelector('.widget-readout');
+                  const h = s.querySelector('.noUi-handle');
+                  return (r ? r.textContent.trim() : '') + ' [' + h.getAttribute('aria-valuenow') + ']'; }""", k)
+
+
+def _fingerprint(page, k: int) -> str:
+    return hashlib.sha256(page.evaluate(_DRIVEN_JS, k).encode()).hexdigest()
+
+
+def _handle_room(page, k: int) -> str:
+    """'right' if the handle can move right, else 'left'."""
+    return page.evaluate(
+        """k => { const h = document.querySelector(`[data-nbtest-slider="${k}"] .noUi-handle`);
+                  const now = Number(h.getAttribute('aria-valuenow'));
+                  const max = Number(h.getAttribute('aria-valuemax'));
+                  const min = Number(h.getAttribute('aria-valuemin'));
+                  return (max - now) >= (now - min) ? 'right' : 'left'; }""", k)
+
+
+def _wait_change(page, k: int, before: str, start: float, budget_s: float, grace_s: float) -> float | None:
+    """Seconds from ``start`` until the driven fingerprint differs from ``before`` (None if never)."""
+    while time.monotonic() - start < budget_s + grace_s:
+        if _fingerprint(page, k) != before:
+            return time.monotonic() - start
+        page.wait_for_timeout(50)
+    return None
+
+
+def move_slider(page, info: dict, how: str, budget_s: float, shots: Path | None, stem: str) -> SliderResult:
+    """Move slider ``info`` by keyboard or mouse; report whether what it drives changed."""
+    k = info["k"]
+    handle = page.locator(f'[data-nbtest-slider="{k}"] .noUi-handle').first
+    handle.scroll_into_view_if_needed()
+    page.wait_for_timeout(300)  # let a previous update settle before the baseline
+    readout_before, before = _readout(page, k), _fingerprint(page, k)
+    direction = _handle_room(page, k)
+    start = time.monotonic()
+    if how == "keyboard":
+        handle.focus()
+        key = "ArrowRight" if direction == "right" else "ArrowLeft"
+        page.keyboard.press(key)
+        page.keyboard.press(key)
+    else:
+        track = page.locator(f'[data-nbtest-slider="{k}"] .noUi-target').first.bounding_box()
+        box = handle.bounding_box()
+        x0, y0 = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+        dx = 0.3 * track["width"] * (1 if direction == "right" else -1)
+        page.mouse.move(x0, y0)
+        page.mouse.down()
+        page.mouse.move(x0 + dx, y0, steps=8)
+        page.mouse.up()
+    # Allow twice the budget before giving up, so a slow change is reported with its
+    # real time (and then fails the budget assertion) instead of as "never".
+    seconds = _wait_change(page, k, before, start, budget_s, grace_s=budget_s + 3)
+    readout_after = _readout(page, k)
+    shot = None
+    if shots is not None:
+        shot = shots / f"{stem}-slider{k}-{how}.png"
+        page.locator(f'.jp-Cell[data-nbtest-index="{info["cell"]}"] .jp-Cell-outputArea').first.screenshot(path=shot)
+    return SliderResult(cell=info["cell"], label=info["label"], how=how, readout_before=readout_before,
+                        readout_after=readout_after, driven_changed=seconds is not None,
+                        seconds=seconds, screenshot=shot)
+
+
+def screenshot_cell_output(page, cell: int, path: Path) -> Path:
+    page.locator(f'.jp-Cell[data-nbtest-index="{cell}"] .jp-Cell-outputArea').first.screenshot(path=path)
+    return path
+
+
+def first_figure_cell(run: NotebookRun) -> int | None:
+    """Index of the first cell whose output is a (matplotlib) PNG."""
+    for cell in run.cells:
+        if any("image/png" in o["mimes"] for o in cell["outputs"]):
+            return cell["index"]
+    return None
+
+
+def widget_cells(run: NotebookRun) -> list[int]:
+    return [c["index"] for c in run.cells if any(WIDGET_MIME in o["mimes"] for o in c["outputs"])]
+
+
+def dump(obj) -> str:
+    return json.dumps(obj, indent=1, ensure_ascii=False, default=str)
