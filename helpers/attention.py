@@ -73,8 +73,21 @@ def apply_mask(scores: np.ndarray, mask) -> np.ndarray:
         For a mask of the wrong shape, one holding NaN or +inf, or one that masks
         every key of some query (the weights of that row would be 0/0 = NaN).
     """
+    m = _check_mask(mask, scores.shape)
+    if m.dtype == np.bool_:
+        masked = np.where(m, scores, -np.inf).astype(scores.dtype, copy=False)
+    else:
+        masked = scores + m.astype(scores.dtype, copy=False)
+    dead = np.isneginf(masked).all(axis=-1)
+    if dead.any():
+        _raise_dead_rows(dead)
+    return masked
+
+
+def _check_mask(mask, shape: tuple[int, ...]) -> np.ndarray:
+    """Validate a boolean/additive mask for scores of ``shape`` (..., T_q, T_k); return it as an array."""
     m = np.asarray(mask)
-    tq, tk = scores.shape[-2:]
+    tq, tk = shape[-2:]
     if m.dtype != np.bool_:
         if np.issubdtype(m.dtype, np.integer):
             raise TypeError(
@@ -86,32 +99,45 @@ def apply_mask(scores: np.ndarray, mask) -> np.ndarray:
     if m.ndim < 2 or m.shape[-2:] != (tq, tk):
         raise ValueError(
             f"mask must have shape (T_q, T_k) = ({tq}, {tk}) or (..., {tq}, {tk}) for scores of shape "
-            f"{tuple(scores.shape)}; got mask with {describe(m)}."
+            f"{tuple(shape)}; got mask with {describe(m)}."
         )
     try:
-        full = np.broadcast_shapes(m.shape, scores.shape)
+        full = np.broadcast_shapes(m.shape, tuple(shape))
     except ValueError:
         full = None
-    if full != scores.shape:
+    if full != tuple(shape):
         raise ValueError(
             f"mask's leading dimensions {tuple(m.shape[:-2])} do not fit the batch dimensions "
-            f"{tuple(scores.shape[:-2])} of the scores {tuple(scores.shape)}; nothing is broadcast beyond that."
+            f"{tuple(shape[:-2])} of the scores {tuple(shape)}; nothing is broadcast beyond that."
         )
-    if m.dtype == np.bool_:
-        masked = np.where(m, scores, -np.inf).astype(scores.dtype, copy=False)
-    else:
-        if np.isnan(m).any() or np.isposinf(m).any():
-            raise ValueError(f"an additive mask must hold 0, negative numbers or -inf; got NaN or +inf ({describe(m)}).")
-        masked = scores + m.astype(scores.dtype, copy=False)
-    dead = np.isneginf(masked).all(axis=-1)
-    if dead.any():
-        rows = [tuple(int(i) for i in idx) for idx in np.argwhere(dead)[:5]]
+    if m.dtype != np.bool_ and (np.isnan(m).any() or np.isposinf(m).any()):
+        raise ValueError(f"an additive mask must hold 0, negative numbers or -inf; got NaN or +inf ({describe(m)}).")
+    return m
+
+
+def _raise_dead_rows(dead: np.ndarray) -> None:
+    """Raise the 'every key masked' error for a boolean array ``dead`` of shape (..., T_q)."""
+    rows = [tuple(int(i) for i in idx) for idx in np.argwhere(dead)[:5]]
+    raise ValueError(
+        f"the mask removes every key for {int(dead.sum())} query row(s) (first at index {rows}); softmax "
+        "of an all -inf row is 0/0 = NaN. Let each query attend to at least one key (for padding, "
+        "let padded queries attend to themselves and ignore their outputs)."
+    )
+
+
+def _check_qkv(Q, K, V) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Validate Q, K, V for attention (shared with :mod:`helpers.blockwise`)."""
+    Q, K = _check_qk(Q, K)
+    V = as_real_array("V", V, min_ndim=2, expected="(..., T_k, d_v)")
+    if V.shape[-2] != K.shape[-2]:
         raise ValueError(
-            f"the mask removes every key for {int(dead.sum())} query row(s) (first at index {rows}); softmax "
-            "of an all -inf row is 0/0 = NaN. Let each query attend to at least one key (for padding, "
-            "let padded queries attend to themselves and ignore their outputs)."
+            f"T_k mismatch: every key needs a value, so K and V need the same number of rows; "
+            f"got K {tuple(K.shape)} (T_k={K.shape[-2]}) and V {tuple(V.shape)} (T_k={V.shape[-2]})."
         )
-    return masked
+    check_same_leading(("Q", "K", "V"), (Q, K, V), keep=2)
+    if K.shape[-2] == 0:
+        raise ValueError(f"attention needs at least one key; got K {tuple(K.shape)}.")
+    return Q, K, V
 
 
 def scaled_dot_product_attention(Q, K, V, mask=None, scale=None) -> AttentionResult:
@@ -146,16 +172,7 @@ def scaled_dot_product_attention(Q, K, V, mask=None, scale=None) -> AttentionRes
     A query row whose every key is masked raises ``ValueError`` instead of
     silently returning NaN.
     """
-    Q, K = _check_qk(Q, K)
-    V = as_real_array("V", V, min_ndim=2, expected="(..., T_k, d_v)")
-    if V.shape[-2] != K.shape[-2]:
-        raise ValueError(
-            f"T_k mismatch: every key needs a value, so K and V need the same number of rows; "
-            f"got K {tuple(K.shape)} (T_k={K.shape[-2]}) and V {tuple(V.shape)} (T_k={V.shape[-2]})."
-        )
-    check_same_leading(("Q", "K", "V"), (Q, K, V), keep=2)
-    if K.shape[-2] == 0:
-        raise ValueError(f"attention needs at least one key; got K {tuple(K.shape)}.")
+    Q, K, V = _check_qkv(Q, K, V)
     s = _check_scale(scale, Q.shape[-1])
     scores = (Q @ np.swapaxes(K, -1, -2)) * s
     if mask is not None:
