@@ -154,8 +154,12 @@ class CausalViewPlot:
             bar.set_color("tab:orange" if view.allowed[j] else "tab:gray")
         self.future.set_x(view.t - 0.5)
         self.future.set_width(T - view.t)
-        self.future_text.set_x(view.t - 0.5 + (T - view.t) / 2)
-        self.future_text.set_visible(view.t < T)
+        width = T - view.t
+        self.future_text.set_x(view.t - 0.5 + width / 2)
+        self.future_text.set_text("future: masked" if width >= 3 else "masked")
+        self.future_text.set_rotation(0 if width >= 2 else 90)
+        self.future_text.set_y(0.9 if width >= 2 else 0.7)
+        self.future_text.set_visible(width > 0)
         for j, tick in enumerate(self.ax_bar.get_xticklabels()):
             tick.set_color("black" if view.allowed[j] else "0.6")
         seen = self.labels[0] if view.t == 1 else f"{self.labels[0]}..{self.labels[view.t - 1]}"
