@@ -683,7 +683,7 @@ def small_multiples(d_ks=(16, 64, 256, 1024), T: int = DEFAULT_T, seed: int = 0,
             ax.axhline(1.0 / T, color="0.5", lw=0.8, ls="--")
             ax.set_ylim(0, 1.05)
             ax.text(0.03, 0.97, f"max {v.max_weight:.3f}\n||J|| {v.jacobian_norm:.1e}", transform=ax.transAxes,
-                    va="top", fontsize=8)
+                    va="top", fontsize=8, bbox=dict(facecolor="white", alpha=0.8, edgecolor="none", pad=1))
             if row == 0:
                 ax.set_title(f"d_k = {d_k}", fontsize=10)
             if col == 0:
