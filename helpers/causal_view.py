@@ -127,7 +127,7 @@ class CausalViewPlot:
         self.ax_map, self.ax_bar = fig.subplots(1, 2, gridspec_kw={"width_ratios": [1.1, 1.0]})
         attention_heatmap(self.weights, self.labels, self.labels, ax=self.ax_map, colorbar=False,
                           annotate=T <= 8, title="attention weights A")
-        self.row_box = Rectangle((-0.5, -0.5), T, 1, fill=False, edgecolor="red", linewidth=2.5)
+        self.row_box = Rectangle((-0.5, -0.5), T, 1, fill=False, edgecolor="red", linewidth=2.5, clip_on=False)
         self.ax_map.add_patch(self.row_box)
         self.future = Rectangle((0, 0), 0, 1, transform=self.ax_bar.get_xaxis_transform(),
                                 color="0.88", zorder=0)

@@ -2,7 +2,8 @@
 
 import numpy as np
 
-from helpers.checks.masking import check_causal_attention, check_make_causal_mask
+from helpers import scaled_dot_product_attention
+from helpers.checks.masking import check_causal_attention, check_left_padded_causal_mask, check_make_causal_mask
 from helpers.softmax import softmax
 
 
@@ -78,3 +79,34 @@ def test_checks_never_print_the_expected_values(capsys):
     check_causal_attention(lambda Q, K, V: np.zeros((Q.shape[0], V.shape[1])))
     out = capsys.readouterr().out
     assert "-inf," not in out and "array(" not in out and "[[" not in out
+
+
+def left_padded(T, n_pad):
+    i, j = np.indices((T, T))
+    return np.where(i < n_pad, i == j, (j <= i) & (j >= n_pad))
+
+
+def test_left_padded_check_passes_and_the_mask_reproduces_the_unpadded_outputs(capsys):
+    assert check_left_padded_causal_mask(left_padded)
+    assert "all 4 hidden cases pass" in capsys.readouterr().out
+    # What the mask is for: the real tokens' outputs equal those of the sequence without padding.
+    rng = np.random.default_rng(7)
+    real = rng.normal(size=(4, 3))
+    padded = np.vstack([rng.normal(size=(2, 3)), real])
+    out = scaled_dot_product_attention(padded, padded, padded, mask=left_padded(6, 2)).output
+    ref = scaled_dot_product_attention(real, real, real, mask=np.tril(np.ones((4, 4), dtype=bool))).output
+    assert np.allclose(out[2:], ref)
+
+
+def test_left_padded_check_rejects_classic_mistakes(capsys):
+    def dead_rows(T, n_pad):  # padding queries see nothing -> NaN rows
+        i, j = np.indices((T, T))
+        return (j <= i) & (j >= n_pad)
+
+    def sees_padding(T, n_pad):  # plain causal mask, padding keys visible
+        return np.tril(np.ones((T, T), dtype=bool))
+
+    assert not check_left_padded_causal_mask(dead_rows)
+    assert not check_left_padded_causal_mask(sees_padding)
+    out = capsys.readouterr().out
+    assert "0/0 = NaN" in out and "n_pad <= j <= i" in out

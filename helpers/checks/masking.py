@@ -1,6 +1,7 @@
 """Self-checks for the exercises about the causal mask (chapter 2.10).
 
-``from helpers.checks.masking import check_make_causal_mask, check_causal_attention``
+``from helpers.checks.masking import check_make_causal_mask, check_causal_attention,
+check_left_padded_causal_mask``
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ import numpy as np
 from ..attention import scaled_dot_product_attention
 from .core import Case, CheckResult, run_check
 
-__all__ = ["check_make_causal_mask", "check_causal_attention"]
+__all__ = ["check_make_causal_mask", "check_causal_attention", "check_left_padded_causal_mask"]
 
 _MASK_HINT = (
     "M[i, j] is 0 where key j is at or before query i (j <= i) and -inf where it is in the future "
@@ -64,3 +65,31 @@ def check_causal_attention(fn) -> CheckResult:
              "np.exp of a score in the thousands overflows: subtract each row's maximum first (helpers.softmax does)."),
     ]
     return run_check("check_causal_attention", fn, cases, atol=1e-8, rtol=1e-6)
+
+
+def _reference_left_padded(T: int, n_pad: int) -> np.ndarray:
+    allowed = np.zeros((T, T), dtype=bool)
+    for i in range(T):
+        for j in range(T):
+            if i < n_pad:
+                allowed[i, j] = i == j          # a padding query sees only itself
+            else:
+                allowed[i, j] = n_pad <= j <= i  # a real token: the real past and itself
+    return allowed
+
+
+def check_left_padded_causal_mask(fn) -> CheckResult:
+    """Check a learner's ``fn(T, n_pad) -> allowed``: boolean (T, T) causal mask for a left-padded sequence.
+
+    The first ``n_pad`` positions are padding. A real query i (i >= n_pad) may see the real keys
+    n_pad..i; a padding query sees only itself, so that no row is fully masked.
+    """
+    hint = ("a real token i may see keys j with n_pad <= j <= i (causal AND not padding); a padding query "
+            "sees only itself - with no allowed key its row would be 0/0 = NaN.")
+    cases = [
+        Case("no padding (T = 4, n_pad = 0)", (4, 0), _reference_left_padded(4, 0), hint),
+        Case("T = 5, n_pad = 2", (5, 2), _reference_left_padded(5, 2), hint),
+        Case("T = 7, n_pad = 3", (7, 3), _reference_left_padded(7, 3), hint),
+        Case("all padding (T = 3, n_pad = 3)", (3, 3), _reference_left_padded(3, 3), hint),
+    ]
+    return run_check("check_left_padded_causal_mask", fn, cases, atol=0.0, rtol=0.0)
