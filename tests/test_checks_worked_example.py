@@ -43,7 +43,10 @@ def test_wrong_output_with_right_weights_fails(capsys):
 def test_row_one_values_do_not_pass_for_row_two():
     a, out = _row2()
     a1 = [a[1], a[0], a[2], a[3]]  # row 1 is row 2 with the first two weights swapped
-    assert check_worked_example_row(lambda: (a1, [0.6604772, 1.6697618]), row=1)
+    V = [(2, 1), (0, 2), (1, 2), (1, 1)]
+    out1 = [sum(a1[j] * V[j][c] for j in range(4)) for c in range(2)]
+    assert abs(out1[0] + out[0] - 2) < 1e-12 and abs(out1[1] + out[1] - 3) < 1e-12  # rows 1+2 = (2, 3)
+    assert check_worked_example_row(lambda: (a1, out1), row=1)
     assert not check_worked_example_row(lambda: (a1, out), row=2)
 
 
