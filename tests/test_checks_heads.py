@@ -1,0 +1,62 @@
+"""The 2.11 self-checks pass independent solutions and reject the usual head-splitting mistakes."""
+
+import numpy as np
+
+from helpers.checks.heads import check_multi_head, check_split_heads
+
+
+def good_split(Y, n_heads):
+    T, width = Y.shape
+    d = width // n_heads
+    return np.stack([Y[:, i * d:(i + 1) * d] for i in range(n_heads)])
+
+
+def wrong_reshape(Y, n_heads):          # reshape straight to (h, T, d): mixes tokens
+    T, width = Y.shape
+    return Y.reshape(n_heads, T, width // n_heads)
+
+
+def wrong_interleave(Y, n_heads):       # head i takes every h-th column
+    return np.stack([Y[:, i::n_heads] for i in range(n_heads)])
+
+
+def test_split_check(capsys):
+    assert check_split_heads(good_split)
+    assert "all 4 hidden cases pass" in capsys.readouterr().out
+    assert not check_split_heads(wrong_reshape)
+    out = capsys.readouterr().out
+    assert "THEN move the head axis" in out
+    assert not check_split_heads(wrong_interleave)
+    assert not check_split_heads(lambda Y, h: Y)
+    assert "shape" in capsys.readouterr().out
+
+
+def _softmax(S):
+    e = np.exp(S - S.max(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+def good_mha(X, W_Q, W_K, W_V, W_O, n_heads, full_width_scale=False):
+    dk, dv = W_Q.shape[1] // n_heads, W_V.shape[1] // n_heads
+    heads = []
+    for i in range(n_heads):
+        q, k, v = X @ W_Q[:, i * dk:(i + 1) * dk], X @ W_K[:, i * dk:(i + 1) * dk], X @ W_V[:, i * dv:(i + 1) * dv]
+        scale = np.sqrt(W_Q.shape[1]) if full_width_scale else np.sqrt(dk)
+        heads.append(_softmax(q @ k.T / scale) @ v)
+    return np.concatenate(heads, axis=1) @ W_O
+
+
+def test_multi_head_check(capsys):
+    assert check_multi_head(good_mha)
+    assert "all 3 hidden cases pass" in capsys.readouterr().out
+    assert not check_multi_head(lambda *a: good_mha(*a, full_width_scale=True))
+    assert "sqrt(d_head)" in capsys.readouterr().out
+
+    def heads_reversed(X, W_Q, W_K, W_V, W_O, n_heads):
+        dk, dv = W_Q.shape[1] // n_heads, W_V.shape[1] // n_heads
+        out = [_softmax((X @ W_Q[:, i * dk:(i + 1) * dk]) @ (X @ W_K[:, i * dk:(i + 1) * dk]).T / np.sqrt(dk))
+               @ (X @ W_V[:, i * dv:(i + 1) * dv]) for i in reversed(range(n_heads))]
+        return np.concatenate(out, axis=1) @ W_O
+
+    assert not check_multi_head(heads_reversed)
+    assert "case 2/3" in capsys.readouterr().out
