@@ -75,8 +75,10 @@ def _check_magnitude(magnitude) -> float:
 
 
 def _check_seed(seed) -> int:
-    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or seed < 0:
+    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral):
         raise TypeError(f"seed must be a non-negative integer, got {seed!r} (type {type(seed).__name__}).")
+    if seed < 0:
+        raise ValueError(f"seed must be a non-negative integer, got {seed}.")
     return int(seed)
 
 
@@ -580,7 +582,7 @@ class SaturationExplorer:
     magnitude_slider : ipywidgets.FloatLogSlider
         Multiplier on the scores, 0.1 ... 10.
     scaled_checkbox : ipywidgets.Checkbox
-        "divide by sqrt(d_k)".
+        "divide by √d_k".
     seed_input : ipywidgets.BoundedIntText
         Seed of the sample.
     image : ipywidgets.Image
@@ -599,14 +601,17 @@ class SaturationExplorer:
         d_k = _check_d_k(d_k)
         if d_k not in D_K_OPTIONS:
             raise ValueError(f"d_k must be one of {D_K_OPTIONS} for the explorer; got {d_k}.")
+        magnitude = _check_magnitude(magnitude)
+        if not MAGNITUDE_RANGE[0] <= magnitude <= MAGNITUDE_RANGE[1]:
+            raise ValueError(f"magnitude must lie in the slider's range {MAGNITUDE_RANGE}; got {magnitude}.")
         self.T = check_positive_int("T", T)
         self.figure = SaturationFigure(self.T)
         style = {"description_width": "110px"}
         self.d_k_slider = W.SelectionSlider(options=list(D_K_OPTIONS), value=d_k, description="d_k",
                                             style=style, continuous_update=True)
-        self.magnitude_slider = W.FloatLogSlider(value=_check_magnitude(magnitude), base=10, min=-1, max=1, step=0.05,
+        self.magnitude_slider = W.FloatLogSlider(value=magnitude, base=10, min=-1, max=1, step=0.05,
                                                  description="score magnitude", style=style, readout_format=".2f")
-        self.scaled_checkbox = W.Checkbox(value=bool(scaled), description="divide by sqrt(d_k)", indent=False)
+        self.scaled_checkbox = W.Checkbox(value=bool(scaled), description="divide by √d_k", indent=False)
         self.seed_input = W.BoundedIntText(value=_check_seed(seed), min=0, max=10**6, description="seed",
                                            style={"description_width": "40px"}, layout=W.Layout(width="140px"))
         self.image = W.Image(format="png")
@@ -628,7 +633,8 @@ class SaturationExplorer:
         self.image.value = self.figure.render(self.view)
         v = self.view
         self.readout.value = (
-            f"<tt>theoretical score std {v.score_std:.2f} &nbsp;|&nbsp; largest weight <b>{v.max_weight:.4f}</b>"
+            f"<tt>softmax input: {'q·k / √d_k' if v.scaled else 'raw q·k'} &times; {v.magnitude:.2f}"
+            f" (theoretical std {v.score_std:.2f}) &nbsp;|&nbsp; largest weight <b>{v.max_weight:.4f}</b>"
             f" &nbsp;|&nbsp; entropy <b>{v.entropy:.3f}</b> nats (uniform: {math.log(v.T):.3f})"
             f" &nbsp;|&nbsp; Jacobian Frobenius norm <b>{v.jacobian_norm:.2e}</b></tt>"
         )

@@ -113,7 +113,7 @@ def test_huge_unscaled_scores_saturate_completely():
 @pytest.mark.parametrize("bad, exc", [
     (dict(d_k=0), ValueError), (dict(d_k=2.0), TypeError), (dict(magnitude=-1.0), ValueError),
     (dict(magnitude=float("nan")), ValueError), (dict(magnitude="big"), TypeError),
-    (dict(seed=-1), TypeError), (dict(T=1), ValueError), (dict(scaled="yes"), TypeError),
+    (dict(seed=-1), ValueError), (dict(seed=1.5), TypeError), (dict(T=1), ValueError), (dict(scaled="yes"), TypeError),
 ])
 def test_compute_rejects_bad_settings(bad, exc):
     kwargs = dict(d_k=16, magnitude=1.0, scaled=True, seed=0, T=8) | bad
@@ -225,9 +225,11 @@ def test_widget_slider_changes_update_the_image():
     assert list(ex.d_k_slider.options) == [2**i for i in range(11)]
 
 
-def test_widget_rejects_d_k_off_the_slider():
+def test_widget_rejects_values_off_the_sliders():
     with pytest.raises(ValueError):
         saturation_explorer(d_k=100)
+    with pytest.raises(ValueError):
+        saturation_explorer(magnitude=50.0)
 
 
 def test_naive_and_small_multiples_draw():
