@@ -5,6 +5,8 @@ import warnings
 import matplotlib
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
@@ -131,3 +133,13 @@ def test_widget_slider_redraws_the_same_figure():
         assert "w1, w2, w3, w4" in caption.value
         slider.value = 1
         assert box.plot.view.t == 1
+
+
+@given(st.integers(1, 12), st.data())
+def test_compute_partitions_the_keys_for_any_position(T, data):
+    t = data.draw(st.integers(1, T))
+    A = causal_weights(T, seed=T)
+    v = compute(t, A)
+    assert np.array_equal(np.sort(np.concatenate([v.visible, v.hidden])), np.arange(T))
+    assert np.all(v.visible < t) and np.all(v.hidden >= t)       # 0-based index j is token j+1
+    assert v.leaked == 0.0 and np.isclose(v.row[v.visible].sum(), 1.0)
