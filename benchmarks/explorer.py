@@ -69,7 +69,8 @@ def run(n_moves: int = 40, warmup: int = 5) -> dict:
     -------
     dict
         ``explorer_ms``, ``naive_ms`` (medians), ``explorer_p90_ms``, ``ratio``
-        (naive / explorer), ``n_moves``, ``full_draws`` (explorer background redraws).
+        (naive / explorer), ``n_moves``, ``full_draws`` (explorer background redraws),
+        ``explorer_peak_kib``, ``naive_peak_kib`` (tracemalloc peak of one move).
     """
     ex = saturation_explorer(d_k=64, magnitude=1.0, scaled=False, seed=0)
     controls = {"d_k": ex.d_k_slider, "magnitude": ex.magnitude_slider, "scaled": ex.scaled_checkbox}
@@ -90,7 +91,10 @@ def run(n_moves: int = 40, warmup: int = 5) -> dict:
             fast.append(t_fast)
             slow.append(t_slow)
     f, s = statistics.median(fast), statistics.median(slow)
+    mem_fast, mem_slow = _peak_memory(ex)
     return {
+        "explorer_peak_kib": mem_fast / 1024,
+        "naive_peak_kib": mem_slow / 1024,
         "explorer_ms": 1e3 * f,
         "explorer_p90_ms": 1e3 * float(np.percentile(fast, 90)),
         "naive_ms": 1e3 * s,
@@ -98,6 +102,25 @@ def run(n_moves: int = 40, warmup: int = 5) -> dict:
         "n_moves": len(fast),
         "full_draws": ex.figure.n_full_draws,
     }
+
+
+def _peak_memory(ex) -> tuple[int, int]:
+    """Peak bytes allocated (tracemalloc: Python objects and numpy buffers) by one move each way.
+
+    Measured after the timing loop, because tracing slows allocation down.
+    Matplotlib's C++ Agg buffers are not seen by tracemalloc.
+    """
+    import tracemalloc
+
+    peaks = []
+    for fn in (lambda: setattr(ex.d_k_slider, "value", 256 if ex.d_k_slider.value != 256 else 128),
+               lambda: naive_figure_png(compute(256, 1.0, False, 0))):
+        tracemalloc.start()
+        tracemalloc.reset_peak()
+        fn()
+        peaks.append(tracemalloc.get_traced_memory()[1])
+        tracemalloc.stop()
+    return peaks[0], peaks[1]
 
 
 def main() -> dict:
@@ -108,6 +131,8 @@ def main() -> dict:
     print(f"explorer update (compute + blitted redraw + PNG into ipywidgets.Image), median of {r['n_moves']} moves: "
           f"{r['explorer_ms']:.1f} ms (p90 {r['explorer_p90_ms']:.1f} ms, {r['full_draws']} background draws)")
     print(f"naive interact pattern (new figure + savefig bbox_inches='tight' per move), median: {r['naive_ms']:.1f} ms")
+    print(f"peak memory of one move (tracemalloc, Python + numpy): explorer {r['explorer_peak_kib']:.0f} KiB, "
+          f"naive {r['naive_peak_kib']:.0f} KiB")
     print(f"ratio naive / explorer: {r['ratio']:.1f}x   "
           f"(targets: >= {TARGET_RATIO:.0f}x -> {'met' if r['ratio'] >= TARGET_RATIO else 'NOT met'}; "
           f"< {TARGET_MS:.0f} ms -> {'met' if r['explorer_ms'] < TARGET_MS else 'NOT met'})")
