@@ -6,7 +6,8 @@ with a row of attention weights:
 
     c_i = sum_j alpha_ij x_j        (alpha_i. >= 0, sum_j alpha_ij = 1)
 
-which for all tokens at once is ``C = A @ X``. The toy vocabulary below is
+which for all tokens at once is ``C = A @ X``. (Compare such vectors with
+:func:`helpers.geometry.cosine_similarity`.) The toy vocabulary below is
 invented for teaching: every axis has a name, so a mixed vector can be read off
 axis by axis. Real embeddings have hundreds of unnamed axes.
 """
@@ -27,7 +28,6 @@ __all__ = [
     "static_embeddings",
     "is_distribution",
     "contextual_mix",
-    "cosine_similarity",
 ]
 
 #: Names of the toy vocabulary's axes, in order (d = 7).
@@ -182,33 +182,3 @@ def contextual_mix(weights, vectors) -> np.ndarray:
         )
     return w @ X
 
-
-def cosine_similarity(a, b):
-    """cos(theta) = a . b / (|a| |b|) along the last axis.
-
-    Parameters
-    ----------
-    a, b : array_like, shape (..., d)
-        Leading dimensions broadcast against each other.
-
-    Returns
-    -------
-    float or numpy.ndarray of shape (...)
-        A Python float when both inputs are 1-D. Values lie in [-1, 1]; 1 means
-        same direction (whatever the lengths), 0 orthogonal, -1 opposite.
-
-    Raises
-    ------
-    ValueError
-        If the last dimensions differ or a vector has zero length (no direction).
-    """
-    a = as_real_array("a", a, min_ndim=1, expected="(..., d)")
-    b = as_real_array("b", b, min_ndim=1, expected="(..., d)")
-    if a.shape[-1] != b.shape[-1]:
-        raise ValueError(f"a and b must have the same length d; got a {describe(a)} and b {describe(b)}.")
-    na = np.linalg.norm(a, axis=-1)
-    nb = np.linalg.norm(b, axis=-1)
-    if np.any(na == 0) or np.any(nb == 0):
-        raise ValueError("cosine similarity of a zero vector is undefined (it has no direction).")
-    cos = np.clip(np.sum(a * b, axis=-1) / (na * nb), -1.0, 1.0)
-    return float(cos) if cos.ndim == 0 else cos

@@ -28,8 +28,11 @@ def _pair(a, b) -> tuple[np.ndarray, np.ndarray]:
     return a, b
 
 
-def cosine_similarity(a, b) -> np.ndarray:
+def cosine_similarity(a, b) -> float | np.ndarray:
     """Cosine of the angle between vectors, along the last axis.
+
+    The one cosine of the package: 2.1 compares contextual vectors with it,
+    2.4 checks ``q . k = |q| |k| cos(theta)`` with it.
 
     Parameters
     ----------
@@ -39,17 +42,20 @@ def cosine_similarity(a, b) -> np.ndarray:
 
     Returns
     -------
-    numpy.ndarray, shape (...)
-        ``(a . b) / (|a| |b|)``, clipped to [-1, 1]; a 0-d array for two vectors.
+    float or numpy.ndarray of shape (...)
+        ``(a . b) / (|a| |b|)``, clipped to [-1, 1]: 1 means the same direction
+        (whatever the lengths), 0 orthogonal, -1 opposite. A Python float when
+        both inputs are single vectors (shape (d,)).
 
     Raises
     ------
     ValueError
-        If the last dimensions differ, or either input holds a zero vector.
+        If the last dimensions differ, or either input holds a zero vector
+        (it has no direction).
     """
     a, b = _pair(a, b)
-    cos = np.sum(a * b, axis=-1) / (np.linalg.norm(a, axis=-1) * np.linalg.norm(b, axis=-1))
-    return np.clip(cos, -1.0, 1.0)
+    cos = np.clip(np.sum(a * b, axis=-1) / (np.linalg.norm(a, axis=-1) * np.linalg.norm(b, axis=-1)), -1.0, 1.0)
+    return float(cos) if cos.ndim == 0 else cos
 
 
 def angle_between(a, b) -> np.ndarray:

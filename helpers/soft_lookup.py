@@ -73,6 +73,13 @@ def _check_temperature(temperature) -> float:
     return t
 
 
+def _soft_weights(q, K, V, temperature) -> tuple[np.ndarray, np.ndarray, float, np.ndarray]:
+    """Validate, then return ``K, V, t, softmax(K q / t)`` (weights of shape (n,))."""
+    q, K, V = _check_qkv(q, K, V)
+    t = _check_temperature(temperature)
+    return K, V, t, softmax((K @ q) / t)
+
+
 def hard_lookup(q, K, V) -> LookupResult:
     """Return the value of the best-matching key: one-hot weights at argmax_i q . k_i.
 
@@ -123,9 +130,7 @@ def soft_lookup(q, K, V, temperature: float = 1.0) -> LookupResult:
     permuting the rows of K and V together permutes ``weights`` and leaves
     ``output`` unchanged (content addressing).
     """
-    q, K, V = _check_qkv(q, K, V)
-    t = _check_temperature(temperature)
-    w = softmax((K @ q) / t)
+    K, V, t, w = _soft_weights(q, K, V, temperature)
     return LookupResult(w @ V, w)
 
 
@@ -149,9 +154,7 @@ def soft_lookup_jacobian(q, K, V, temperature: float = 1.0) -> np.ndarray:
     numpy.ndarray, shape (d_v, d_k) (or (d_k,) for scalar values)
         ``J[a, b] = d output[a] / d q[b]``.
     """
-    q, K, V = _check_qkv(q, K, V)
-    t = _check_temperature(temperature)
-    w = softmax((K @ q) / t)
+    K, V, t, w = _soft_weights(q, K, V, temperature)
     return V.T @ softmax_jacobian(w) @ K / t
 
 

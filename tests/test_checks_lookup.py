@@ -61,6 +61,17 @@ def test_not_done_yet(capsys):
         assert "not done yet" in capsys.readouterr().out
 
 
+def test_cosine_has_five_cases_including_long_vectors(capsys):
+    result = check_cosine(cosine_ok)
+    capsys.readouterr()
+    assert result.n_cases == result.n_passed == 5
+    # a solution that only works for short vectors (it clips the dot product) fails the last case
+    def short_only(a, b):
+        return float(np.clip(np.dot(a, b), -100, 100) / np.sqrt(np.dot(a, a) * np.dot(b, b)))
+    out = _fails_with(capsys, check_cosine(short_only), "BOTH vector lengths")
+    assert "case 5/5" in out
+
+
 def test_cosine_without_normalising_by_both_lengths(capsys):
     _fails_with(capsys, check_cosine(lambda a, b: float(np.dot(a, b) / np.linalg.norm(a))), "BOTH vector lengths")
     _fails_with(capsys, check_cosine(lambda a, b: abs(cosine_ok(a, b))), "negative cosine")

@@ -8,7 +8,6 @@ import pytest
 
 from helpers.checks.projections import (
     check_additive_scores,
-    check_cosine,
     check_cross_project,
     check_project,
     check_scores,
@@ -27,7 +26,6 @@ CORRECT = [
     (check_project, lambda X, Wq, Wk, Wv: (X @ Wq, X @ Wk, X @ Wv)),
     (check_cross_project, lambda Xq, Xkv, Wq, Wk, Wv: (Xq @ Wq, Xkv @ Wk, Xkv @ Wv)),
     (check_scores, lambda Q, K: np.einsum("id,jd->ij", Q, K)),
-    (check_cosine, lambda q, k: float(np.dot(q, k) / np.sqrt(np.dot(q, q) * np.dot(k, k)))),
     (check_additive_scores,
      lambda Q, K, Wq, Wk, w: np.array([[w @ np.tanh(q @ Wq + k @ Wk) for k in K] for q in Q])),
 ]
@@ -51,8 +49,6 @@ MISTAKES = [
     (check_scores, lambda Q, K: K @ Q.T, "transpose"),  # square case catches it
     (check_scores, lambda Q, K: Q @ K, "Hint"),  # raises inside: shapes don't multiply
     (check_scores, lambda Q, K: (Q @ K.T).sum(axis=1), "shape"),
-    (check_cosine, lambda q, k: float(np.dot(q, k)), "BOTH lengths"),
-    (check_cosine, lambda q, k: float(abs(np.dot(q, k)) / (np.linalg.norm(q) * np.linalg.norm(k))), "absolute"),
     (check_additive_scores, lambda Q, K, Wq, Wk, w: np.tanh(Q @ Wq @ w[:, None] + (K @ Wk @ w)[None, :]), "tanh"),
     (check_additive_scores,
      lambda Q, K, Wq, Wk, w: np.array([[w @ np.tanh(q @ Wq + k @ Wk) for q in Q] for k in K]), "pairs q_i with k_j"),

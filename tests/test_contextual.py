@@ -6,7 +6,6 @@ import pytest
 from helpers.contextual import (
     AXES,
     contextual_mix,
-    cosine_similarity,
     is_distribution,
     static_embeddings,
     tokenize,
@@ -98,20 +97,3 @@ def test_is_distribution():
     assert is_distribution([0.2, 0.8]) and is_distribution([[1.0, 0.0], [0.5, 0.5]])
     assert not is_distribution([0.5, 0.6]) and not is_distribution([1.5, -0.5])
     assert not is_distribution(np.zeros(0))
-
-
-def test_cosine_hand_values():
-    assert np.isclose(cosine_similarity([3.0, 4.0], [4.0, 3.0]), 24 / 25)
-    assert cosine_similarity([1.0, 2.0], [2.0, 4.0]) == pytest.approx(1.0)
-    assert cosine_similarity([1.0, 0.0], [0.0, 2.0]) == 0.0
-    assert cosine_similarity([1.0, 1.0], [-2.0, -2.0]) == pytest.approx(-1.0)
-    assert isinstance(cosine_similarity([1.0, 0.0], [1.0, 1.0]), float)
-    batched = cosine_similarity(np.eye(2), [1.0, 0.0])
-    assert batched.shape == (2,) and np.allclose(batched, [1.0, 0.0])
-
-
-def test_cosine_errors():
-    with pytest.raises(ValueError, match="zero vector"):
-        cosine_similarity([0.0, 0.0], [1.0, 0.0])
-    with pytest.raises(ValueError, match="same length d"):
-        cosine_similarity([1.0, 0.0], [1.0, 0.0, 0.0])

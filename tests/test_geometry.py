@@ -31,7 +31,16 @@ def test_broadcasting_and_shapes():
     b = np.array([1.0, 1.0, 0.0])
     assert cosine_similarity(A, b).shape == (3,)
     assert np.allclose(angle_between(A, b), [np.pi / 4, np.pi / 4, np.pi / 2])
-    assert cosine_similarity([1.0, 2.0], [2.0, 1.0]).shape == ()
+    # two single vectors give a plain Python float (it prints and compares like a number)
+    assert isinstance(cosine_similarity([1.0, 2.0], [2.0, 1.0]), float)
+    batched = cosine_similarity(np.eye(2), [1.0, 0.0])
+    assert batched.shape == (2,) and np.allclose(batched, [1.0, 0.0])
+
+
+def test_cosine_ignores_length_and_keeps_sign():
+    assert cosine_similarity([1.0, 2.0], [2.0, 4.0]) == pytest.approx(1.0)
+    assert cosine_similarity([1.0, 0.0], [0.0, 2.0]) == 0.0
+    assert cosine_similarity([1.0, 1.0], [-2.0, -2.0]) == pytest.approx(-1.0)
 
 
 def test_vector_at_angle():

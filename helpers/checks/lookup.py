@@ -1,5 +1,7 @@
 """Self-checks for the exercises of 2.1 (contextual vectors) and 2.2 (soft lookup).
 
+``check_cosine`` is the package's only cosine check (2.1's first exercise).
+
     from helpers.checks.lookup import check_cosine, check_contextual_mix
     from helpers.checks.lookup import check_soft_lookup, check_soft_lookup_jacobian
 
@@ -11,7 +13,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..contextual import contextual_mix, cosine_similarity
+from ..contextual import contextual_mix
+from ..geometry import cosine_similarity
 from ..soft_lookup import soft_lookup, soft_lookup_jacobian
 from .core import Case, CheckResult, run_check
 
@@ -31,6 +34,8 @@ def check_cosine(fn) -> CheckResult:
              "do not take absolute values: opposite directions give a negative cosine."),
         Case("two 7-d vectors", (a, b), cosine_similarity(a, b),
              "sum of elementwise products, divided by the product of the two Euclidean norms."),
+        Case("long vectors (lengths ~1000)", (1000.0 * a, 500.0 * b), cosine_similarity(a, b),
+             "the cosine does not depend on the lengths at all: divide by BOTH vector lengths."),
     ]
     return run_check("check_cosine", fn, cases, atol=1e-9, rtol=1e-9)
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..geometry import cosine_similarity
 from ..projections import project_qkv
 from ..scores import additive_attention_scores, dot_product_scores
 from .core import Case, CheckResult, run_check
@@ -20,7 +19,6 @@ __all__ = [
     "check_project",
     "check_cross_project",
     "check_scores",
-    "check_cosine",
     "check_additive_scores",
 ]
 
@@ -93,25 +91,6 @@ def check_scores(fn) -> CheckResult:
         K = rng.normal(size=(T_k, d_k))
         cases.append(Case(label, (Q, K), dot_product_scores(Q, K), hint))
     return run_check("check_scores", fn, cases, atol=1e-9, rtol=1e-9)
-
-
-def check_cosine(fn) -> CheckResult:
-    """Check ``fn(q, k) -> float``: the cosine of the angle between two 1-D vectors of equal length."""
-    rng = np.random.default_rng(20260206)
-    q, k = rng.normal(size=(2, 6))
-    pairs = [
-        ("same direction, different lengths", np.array([1.0, 2.0]), np.array([3.0, 6.0]),
-         "scaling a vector does not change its direction: divide the dot product by BOTH lengths."),
-        ("perpendicular vectors", np.array([2.0, 0.0, 1.0]), np.array([-1.0, 5.0, 2.0]),
-         "perpendicular vectors have dot product 0, so their cosine is 0."),
-        ("opposite directions", np.array([0.5, -1.0, 2.0]), np.array([-1.0, 2.0, -4.0]),
-         "opposite directions have cosine -1; did you take an absolute value?"),
-        ("two random 6-d vectors", q, k, "cos(theta) = (q . k) / (|q| |k|), with |q| = sqrt(q . q)."),
-        ("long vectors (lengths ~1000)", 1000.0 * q, 500.0 * k,
-         "the cosine does not depend on the lengths at all."),
-    ]
-    cases = [Case(label, (a, b), float(cosine_similarity(a, b)), hint) for label, a, b, hint in pairs]
-    return run_check("check_cosine", fn, cases, atol=1e-9, rtol=1e-9)
 
 
 def check_additive_scores(fn) -> CheckResult:
