@@ -30,8 +30,10 @@ is the whole point. Use :func:`helpers.scaled_dot_product_attention` to look at 
 
 from __future__ import annotations
 
+import contextlib
 import math
-import numbers
+import os
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
@@ -43,6 +45,35 @@ __all__ = ["blockwise_attention"]
 # How far (in units of the scaled score) the shift may lag the running maximum.
 _HEADROOM = 20.0
 
+try:  # optional: pins numpy's BLAS to one thread while our own worker threads run
+    from threadpoolctl import ThreadpoolController
+
+    _CONTROLLER = ThreadpoolController()
+except ImportError:  # pragma: no cover - exercised only without threadpoolctl
+    _CONTROLLER = None
+
+
+def _workers(workers) -> int:
+    if workers is None:
+        return (os.cpu_count() or 1) if _CONTROLLER is not None else 1
+    return check_positive_int("workers", workers)
+
+
+@contextlib.contextmanager
+def _pool(n: int):
+    """Yield ``run(fn, items)`` that calls ``fn`` on every item, on ``n`` threads.
+
+    numpy releases the GIL inside matmul, exp and reductions, so query blocks run in
+    parallel. While the threads run, BLAS is limited to one thread each (if
+    threadpoolctl is installed) so the two levels of threading do not fight.
+    """
+    if n <= 1:
+        yield lambda fn, items: [fn(i) for i in items]
+        return
+    limit = _CONTROLLER.limit(limits=1, user_api="blas") if _CONTROLLER is not None else contextlib.nullcontext()
+    with limit, ThreadPoolExecutor(max_workers=n) as ex:
+        yield lambda fn, items: list(ex.map(fn, items))
+
 
 def blockwise_attention(
     Q,
@@ -52,9 +83,10 @@ def blockwise_attention(
     scale=None,
     block_size: int = 1024,
     *,
-    query_block: int = 256,
+    query_block: int = 128,
     causal: bool = False,
     return_lse: bool = False,
+    workers: int | None = None,
 ):
     """softmax(Q K^T * scale + mask) V, one (query block x key block) tile at a time.
 
@@ -78,7 +110,7 @@ def blockwise_attention(
     block_size : int
         Keys per block (default 1024).
     query_block : int
-        Queries per block (default 256). One float32 tile of 256 x 1024 is 1 MiB,
+        Queries per block (default 128). One float32 tile of 128 x 1024 is 512 KiB,
         which fits the L2 cache of most current CPUs.
     causal : bool
         Let query i attend to keys j <= i only (top-left aligned, like
@@ -88,6 +120,12 @@ def blockwise_attention(
         (a key must be allowed by both).
     return_lse : bool
         Also return the log-sum-exp of every row of the (scaled, masked) scores.
+    workers : int, optional
+        Threads that process query blocks in parallel (numpy releases the GIL in
+        matmul and exp). Default: all CPU cores if ``threadpoolctl`` is installed,
+        else 1. With more than one worker, numpy's BLAS is limited to one thread for
+        the duration of the call (via threadpoolctl), the way PyTorch splits its CPU
+        attention over query blocks; the result is the same for any ``workers``.
 
     Returns
     -------
@@ -134,23 +172,28 @@ def blockwise_attention(
     lse = np.empty(lead + (tq,), dtype=work) if return_lse else None
     dead = np.zeros(lead + (tq,), dtype=bool)
     m_full = None if m is None else np.broadcast_to(m, lead + (tq, tk))
-    # Column offsets minus row offsets of a tile, for the causal diagonal tiles.
-    diag = np.arange(bk)[None, :] - np.arange(bq)[:, None] if causal else None
-    tile = np.empty((bq, bk), dtype=work)
-    for idx in np.ndindex(*lead):
-        q = Q[idx].astype(work, copy=False) * s  # scale folded into Q once: a Python float keeps float32
-        k = K[idx].astype(work, copy=False)
-        vx = np.empty((tk, dv + 1), dtype=work)
-        vx[:, :dv] = V[idx]
-        vx[:, dv] = 1.0
-        mk = None if m_full is None else m_full[idx]
-        for q0 in range(0, tq, bq):
-            q1 = min(q0 + bq, tq)
-            o, c, alive = _query_block(q[q0:q1], k, vx, mk, q0, bk, causal, diag, tile, headroom)
-            out[idx][q0:q1] = o
-            dead[idx][q0:q1] = ~alive
-            if return_lse:
-                lse[idx][q0:q1] = c
+    # Causal query blocks near the end see the most keys: hand those out first.
+    starts = list(range(0, tq, bq))[::-1] if causal else list(range(0, tq, bq))
+    n_workers = min(_workers(workers), len(starts))
+    with _pool(n_workers) as pool:
+        for idx in np.ndindex(*lead):
+            q = Q[idx].astype(work, copy=False) * s  # scale folded into Q once: a Python float keeps float32
+            k = K[idx].astype(work, copy=False)
+            vx = np.empty((tk, dv + 1), dtype=work)
+            vx[:, :dv] = V[idx]
+            vx[:, dv] = 1.0
+            mk = None if m_full is None else m_full[idx]
+            o_b, d_b, l_b = out[idx], dead[idx], None if lse is None else lse[idx]
+
+            def task(q0, q=q, k=k, vx=vx, mk=mk, o_b=o_b, d_b=d_b, l_b=l_b):
+                q1 = min(q0 + bq, tq)
+                o, c, alive = _query_block(q[q0:q1], k, vx, mk, q0, bk, causal, headroom)
+                o_b[q0:q1] = o  # every task writes its own rows: no locking needed
+                d_b[q0:q1] = ~alive
+                if l_b is not None:
+                    l_b[q0:q1] = c
+
+            pool(task, starts)
     if dead.any():
         _raise_dead_rows(dead)
     out = out.astype(out_dtype, copy=False)
@@ -159,9 +202,10 @@ def blockwise_attention(
     return out
 
 
-def _query_block(q, k, vx, mk, q0, bk, causal, diag, tile, headroom):
+def _query_block(q, k, vx, mk, q0, bk, causal, headroom):
     """One block of queries against all (allowed) key blocks; returns (output, lse, alive)."""
     nq, tk = q.shape[0], k.shape[0]
+    tile = np.empty((nq, min(bk, tk)), dtype=q.dtype)
     dv1 = vx.shape[1]
     acc = np.zeros((nq, dv1), dtype=q.dtype)  # [:, :-1] numerator, [:, -1] the row sum l
     part = np.empty_like(acc)
@@ -171,7 +215,7 @@ def _query_block(q, k, vx, mk, q0, bk, causal, diag, tile, headroom):
     k_end = min(tk, q0 + nq) if causal else tk
     for k0 in range(0, k_end, bk):
         k1 = min(k0 + bk, k_end)
-        sc = tile[:nq, : k1 - k0]
+        sc = tile[:, : k1 - k0]
         np.matmul(q, k[k0:k1].T, out=sc)
         if mk is not None:
             mt = mk[q0 : q0 + nq, k0:k1]
@@ -179,8 +223,9 @@ def _query_block(q, k, vx, mk, q0, bk, causal, diag, tile, headroom):
                 np.copyto(sc, -np.inf, where=~mt)
             else:
                 sc += mt.astype(sc.dtype, copy=False)
-        if causal and k1 - 1 > q0:  # the tile crosses the diagonal: hide keys j > i
-            np.copyto(sc, -np.inf, where=diag[:nq, : k1 - k0] > q0 - k0)
+        if causal and k1 - 1 > q0:  # the tile crosses the diagonal: hide keys j = k0 + col > i = q0 + row
+            above = np.arange(k1 - k0)[None, :] > np.arange(q0 - k0, q0 - k0 + nq)[:, None]
+            np.copyto(sc, -np.inf, where=above)
         b = sc.max(axis=1)
         finite = b > -np.inf
         # Keep c - headroom <= (running max) <= c + headroom. Move the shift where this block

@@ -1,0 +1,102 @@
+"""Print every benchmark figure of the series, each measured side by side in one run.
+
+    env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE python -m benchmarks          # all figures (< 2 min)
+    python -m benchmarks --quick                                              # skip the slow ones
+
+Figures
+  1  explorer update vs the naive new-figure-per-move pattern (benchmarks.explorer)
+  2  validating every notebook vs the floor of starting their kernels (benchmarks.suite)
+  3  float32 attention: plain path, blockwise path, PyTorch CPU (if installed), GEMM limit
+  4  peak memory of each of the above
+
+Ratios, not absolute times, are the result: both sides of each ratio run in the same
+process, interleaved, on the same threads (numpy's BLAS and PyTorch pinned to 2).
+Timings vary with machine load; no test ever asserts on them.
+
+OPENBLAS_CORETYPE / OPENBLAS_L2_SIZE, when set, force an OpenBLAS kernel (e.g. Haswell
+on an AVX-512 CPU); unset them for this command alone to let OpenBLAS pick its best
+kernel. The machine line shows which kernel ran.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import sys
+import time
+
+
+def _rss_mib() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB on Linux
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--quick", action="store_true",
+                        help="skip figure 2 (the notebook suite) and use T <= 1024 in figure 3, T = 4096 in figure 4")
+    parser.add_argument("--no-explorer", action="store_true", help="skip figure 1")
+    parser.add_argument("--no-suite", action="store_true", help="skip figure 2")
+    parser.add_argument("--no-attention", action="store_true", help="skip figures 3 and 4 (attention)")
+    parser.add_argument("--full-memory", action="store_true",
+                        help="really run the plain path at T = 16384 in figure 4 (~3 GiB, tens of seconds) "
+                             "instead of extrapolating it from T = 4096")
+    args = parser.parse_args(argv)
+
+    from .machine import THREADS, limit_threads, machine_line
+
+    threads = limit_threads(THREADS)
+    start = time.perf_counter()
+    print(machine_line())
+    print(f"threads: {', '.join(threads)}; numpy's elementwise ufuncs are single-threaded; load average "
+          f"{' '.join(f'{x:.2f}' for x in os.getloadavg())} (1/5/15 min) at start")
+    if "OPENBLAS_CORETYPE" in os.environ:
+        print(f"note: OPENBLAS_CORETYPE={os.environ['OPENBLAS_CORETYPE']} forces that OpenBLAS kernel; "
+              "run with `env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE` for the CPU's own kernel")
+    memory = []
+
+    if not args.no_explorer:
+        print("\n== Figure 1: saturation-explorer update vs naive interact (new figure per move) ==", flush=True)
+        try:
+            from .explorer import main as explorer_main
+        except ImportError as exc:
+            print(f"MISSING: benchmarks.explorer.main is not available ({exc}); figure 1 not measured")
+        else:
+            before = _rss_mib()
+            explorer_main()
+            memory.append(("explorer figure (whole process)", f"peak RSS grew {_rss_mib() - before:.0f} MiB "
+                                                               f"to {_rss_mib():.0f} MiB"))
+
+    if not (args.no_suite or args.quick):
+        from . import suite
+
+        print("\n== Figure 2: validate every notebook (pytest notebooks/) vs kernel-start floor ==", flush=True)
+        res = suite.main()
+        if res:
+            memory.append(("notebook suite, largest process", f"{res['suite']['maxrss'] / 2**20:.0f} MiB"))
+            memory.append(("floor, largest process", f"{res['floor']['maxrss'] / 2**20:.0f} MiB"))
+
+    if not args.no_attention:
+        from . import attention
+
+        print("\n== Figure 3: scaled dot-product attention, float32 ==", flush=True)
+        res = attention.main(quick=args.quick, full_memory=args.full_memory)
+        for r in res["rows"]:
+            if r["T"] == max(x["T"] for x in res["rows"]) and r["path"] != "torch":
+                memory.append((f"attention T={r['T']} {'causal' if r['causal'] else 'full'} {r['path']}",
+                               f"{r['peak_bytes'] / 2**20:.1f} MiB (tracemalloc)"))
+        for r in res["memory"]:
+            memory.append((f"attention T={r['T']} {'causal' if r['causal'] else 'full'} {r['path']}",
+                           f"{r['peak_bytes'] / 2**20:.1f} MiB ({r['how']})"))
+
+    if memory:
+        print("\n== Figure 4 (summary): peak memory ==")
+        for what, value in memory:
+            print(f"{what:<42} {value}")
+    print(f"\ntotal {time.perf_counter() - start:.0f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
