@@ -131,7 +131,7 @@ def erf(x) -> np.ndarray:
 def gelu(x) -> np.ndarray:
     """GELU in BERT's exact form: x * Phi(x) = x * (1 + erf(x / sqrt 2)) / 2.
 
-    Not the tanh approximation (which differs by up to ~4.7e-4 near |x| = 2).
+    Not the tanh approximation (which differs from it by up to 4.7e-4, near |x| = 2.7).
 
     Parameters
     ----------
