@@ -58,9 +58,11 @@ def _check_convention(convention) -> str:
 
 
 def _check_nonneg_number(name: str, value) -> float:
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not np.isfinite(value) or value < 0:
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a real number; got {value!r} (type {type(value).__name__}).")
+    if not np.isfinite(value) or value < 0:
         raise ValueError(f"{name} must be a finite number >= 0; got {value!r}.")
-    return value
+    return float(value)
 
 
 def dot_flops(d: int, *, convention: str = "gemm") -> int:

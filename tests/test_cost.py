@@ -196,6 +196,8 @@ def test_counts_are_exact_python_ints_for_huge_sizes():
         (lambda: additive_score_cost(4, 8, 0), ValueError, "d_h"),
         (lambda: additive_score_cost(4, 0, 8), ValueError, "d_q"),
         (lambda: additive_score_cost(4, 8, 8, tanh_flops=-1), ValueError, "tanh_flops"),
+        (lambda: additive_score_cost(4, 8, 8, tanh_flops="10"), TypeError, "tanh_flops must be a real number"),
+        (lambda: additive_score_cost(4, 8, 8, tanh_flops=float("nan")), ValueError, "tanh_flops"),
         (lambda: score_matrix_bytes(4, dtype=np.int32), TypeError, "floating"),
         (lambda: score_matrix_bytes(4, dtype="not-a-dtype"), TypeError, "dtype"),
         (lambda: score_matrix_bytes(4, heads=0), ValueError, "heads"),
