@@ -15,6 +15,7 @@ from collections.abc import Callable
 import numpy as np
 
 from ._validate import as_real_array, describe
+from .gradcheck import numerical_gradient
 
 __all__ = ["permutation_matrix", "sensitivity_matrix", "toy_rnn"]
 
@@ -55,8 +56,9 @@ def permutation_matrix(perm) -> np.ndarray:
 def sensitivity_matrix(f: Callable[[np.ndarray], np.ndarray], X, eps: float = 1e-6) -> np.ndarray:
     """How strongly each output row of ``f`` depends on each input row of ``X``.
 
-    Central finite differences give the Jacobian block of output row ``i`` with
-    respect to input row ``j``; its Frobenius norm is entry ``[i, j]``:
+    Central finite differences (:func:`helpers.gradcheck.numerical_gradient`) give
+    the Jacobian block of output row ``i`` with respect to input row ``j``; its
+    Frobenius norm is entry ``[i, j]``:
 
         S[i, j] = || d f(X)[i, :] / d X[j, :] ||_F
 
@@ -88,17 +90,9 @@ def sensitivity_matrix(f: Callable[[np.ndarray], np.ndarray], X, eps: float = 1e
     X = as_real_array("X", X, ndim=2, expected="(T, d_in)").astype(np.float64)
     if isinstance(eps, bool) or not isinstance(eps, numbers.Real) or not (0 < eps < np.inf):
         raise ValueError(f"eps must be a positive finite number; got {eps!r}.")
-    base = as_real_array("f(X)", f(X.copy()), ndim=2, expected="(T_out, d_out)")
-    T, d_in = X.shape
-    # J[i, a, j, b] = d f(X)[i, a] / d X[j, b]
-    J = np.empty(base.shape + (T, d_in))
-    for j in range(T):
-        for b in range(d_in):
-            step = np.zeros_like(X)
-            step[j, b] = eps
-            plus = np.asarray(f(X + step), dtype=np.float64)
-            minus = np.asarray(f(X - step), dtype=np.float64)
-            J[:, :, j, b] = (plus - minus) / (2 * eps)
+    as_real_array("f(X)", f(X.copy()), ndim=2, expected="(T_out, d_out)")
+    # J[i, a, j, b] = d f(X)[i, a] / d X[j, b], by central differences (helpers.gradcheck)
+    J = numerical_gradient(f, X, eps=eps)
     return np.sqrt(np.sum(J**2, axis=(1, 3)))
 
 
