@@ -124,6 +124,11 @@ def verify(directory: str | os.PathLike | None = None) -> Path:
     missing = [f for f in _NEEDED if not (d / f).is_file()]
     if missing:
         raise WeightsMissingError(f"missing {missing} in {d}.\n" + missing_message())
+    size = (d / "model.safetensors").stat().st_size
+    if size != MODEL_BYTES:
+        raise WeightsMismatchError(
+            f"{d / 'model.safetensors'} has {size:,} bytes, but the official file has {MODEL_BYTES:,}. Refusing to "
+            f"load it (truncated or another file). Delete {d} and run `{FETCH_COMMAND}` again.")
     for name, want in (("model.safetensors", MODEL_SHA256), ("vocab.txt", VOCAB_SHA256)):
         got = sha256_of(d / name)
         if got != want:

@@ -106,7 +106,10 @@ def test_missing_files_message_names_the_fetch_command(tmp_path, monkeypatch):
 
 def test_hash_mismatch_refuses_to_load(tmp_path):
     d = _fake_model_dir(tmp_path / "m")
-    with pytest.raises(RM.WeightsMismatchError, match="Refusing to load"):
+    with pytest.raises(RM.WeightsMismatchError, match="Refusing to load"):       # wrong size
+        RM.load_minilm(d)
+    _fake_model_dir(d, model_bytes=b"\0" * RM.MODEL_BYTES)                       # right size, wrong bytes
+    with pytest.raises(RM.WeightsMismatchError, match="SHA-256 .* Refusing to load"):
         RM.load_minilm(d)
 
 
