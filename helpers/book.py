@@ -6,6 +6,15 @@ precision the book chose ("0.450" has 3 decimals, "0.25" has 2) is part of the
 data. The rest of the module computes the same quantities exactly and compares
 them entry by entry.
 
+"Everything" means every number the section prints after its givens: the
+results of the five steps, the intermediate exponentials and row sums, and also
+the places where the book prints a number again (Q and K^T written out in step 2,
+the weights and value rows written out in step 5, x_1 in the closing sentence).
+The givens X, W_Q, W_K, W_V define the example, so there is nothing to compare
+them with; they are the inputs of the computation (:func:`example_inputs`). The
+one symbolic line, the expansion of q_1 as sums of products in step 1, is a
+formula whose value is Q[1, :], which is compared.
+
 The verdict rule (:func:`agrees_up_to_rounding`):
 
 * a quantity the book states with "=" (Q, K, V, S) must match exactly;
@@ -18,8 +27,11 @@ The verdict rule (:func:`agrees_up_to_rounding`):
 For every disagreeing entry the module also recomputes the entry the way a
 careful hand calculation would if it carried the book's own printed, rounded
 numbers forward (:func:`book_chain_values`). If that reproduces the printed value,
-the slip is "carried rounding"; if not, the printed number cannot be reproduced
-from the book's own earlier numbers either: an arithmetic or typing slip.
+the cause is "carried forward": the error was already in an earlier printed
+number (usually a rounded intermediate; in 2.8 also the slip A[1,2] = 0.450) and
+the book carried it into this step. If not, the printed number cannot be
+reproduced from the book's own earlier numbers either: "not reproducible", an
+arithmetic, rounding or typing slip made at this very step.
 """
 
 from __future__ import annotations
@@ -101,6 +113,8 @@ BOOK_QUANTITIES: tuple[BookQuantity, ...] = (
     BookQuantity("Q", "Q[{i}]", "=", _m("2 1", "0 1", "1 1", "1 1"), "step 1, Q = X W_Q"),
     BookQuantity("K", "K[{i}]", "=", _m("0 2", "2 0", "1 1", "1 1"), "step 1, K = X W_K"),
     BookQuantity("V", "V[{i}]", "=", _m("2 1", "0 2", "1 2", "1 1"), "step 1, V = X W_V"),
+    BookQuantity("S_step_Q", "Q[{i}] (step 2)", "=", _m("2 1", "0 1", "1 1", "1 1"), "step 2, Q written out in Q K^T"),
+    BookQuantity("S_step_KT", "K^T[{i}] (step 2)", "=", _m("0 2 1 1", "2 0 1 1"), "step 2, K^T written out in Q K^T"),
     BookQuantity("S", "S[{i}]", "=", _m("2 4 3 3", "2 0 1 1", "2 2 2 2", "2 2 2 2"), "step 2, S = Q K^T"),
     BookQuantity("sqrt_dk", "sqrt(d_k)", "~", "1.414", "step 3, S / sqrt(2) (~ S / 1.414)"),
     BookQuantity(
@@ -121,15 +135,18 @@ BOOK_QUANTITIES: tuple[BookQuantity, ...] = (
         _m("0.109 0.450 0.221 0.221", "0.448 0.109 0.222 0.222", "0.25 0.25 0.25 0.25", "0.25 0.25 0.25 0.25"),
         "step 4, full A",
     ),
+    BookQuantity("step5_weights", "A[1,{i}] (step 5)", "~", _v("0.109 0.450 0.221 0.221"), "step 5, the weights of output row 1"),
+    BookQuantity("step5_values", "V[{i}] (step 5)", "=", _m("2 1", "0 2", "1 2", "1 1"), "step 5, the value rows v_j"),
     BookQuantity(
-        "step5_terms", "A[1,j]v_j[{i}]", "~", _m("0.218 0.109", "0 0.900", "0.221 0.442", "0.221 0.221"),
-        "step 5, the four terms of output row 1",
+        "step5_terms", "term[{i}] (step 5)", "~", _m("0.218 0.109", "0 0.900", "0.221 0.442", "0.221 0.221"),
+        "step 5, the four terms A[1,j] v_j of output row 1 (term[j, c])",
     ),
     BookQuantity("output_row1", "out[1,{i}] (row)", "~", _v("0.660 1.672"), "step 5, output row 1"),
     BookQuantity(
         "output", "out[{i}]", "~", _m("0.660 1.672", "1.337 1.224", "1.000 1.500", "1.000 1.500"),
         "step 5, full output",
     ),
+    BookQuantity("x1_recap", "X[1,{i}] (recap)", "=", _v("1 0 1 0"), "closing sentence, x_1 before attention"),
     BookQuantity("output_row1_recap", "out[1,{i}] (recap)", "~", _v("0.660 1.672"), "closing sentence, new representation of x_1"),
 )
 
@@ -201,8 +218,9 @@ def exact_values() -> dict[str, np.ndarray]:
     Returns
     -------
     dict of str to numpy.ndarray
-        Keyed like :data:`BOOK_QUANTITIES`; shapes: Q, K, V (4, 2); S, S_scaled, A
-        (4, 4); sqrt_dk and rowsum_row* (); exp_row*, A_row* (4,); step5_terms (4, 2);
+        Keyed like :data:`BOOK_QUANTITIES`; shapes: Q, K, V, S_step_Q, step5_values
+        (4, 2); S_step_KT (2, 4); S, S_scaled, A (4, 4); sqrt_dk and rowsum_row* ();
+        exp_row*, A_row*, step5_weights, x1_recap (4,); step5_terms (4, 2);
         output (4, 2); output_row1* (2,).
     """
     inp = example_inputs()
@@ -214,14 +232,14 @@ def exact_values() -> dict[str, np.ndarray]:
     A = softmax(S_scaled, axis=-1)
     out = A @ V
     return {
-        "Q": Q, "K": K, "V": V, "S": S,
+        "Q": Q, "K": K, "V": V, "S_step_Q": Q, "S_step_KT": K.T, "S": S,
         "sqrt_dk": np.array(math.sqrt(d_k)),
         "S_scaled": S_scaled,
         "exp_row1": E[0], "rowsum_row1": np.array(E[0].sum()), "A_row1": A[0],
         "exp_row2": E[1], "rowsum_row2": np.array(E[1].sum()), "A_row2": A[1],
         "A_row3": A[2], "A_row4": A[3], "A": A,
-        "step5_terms": A[0][:, None] * V,
-        "output_row1": out[0], "output": out, "output_row1_recap": out[0],
+        "step5_weights": A[0], "step5_values": V, "step5_terms": A[0][:, None] * V,
+        "output_row1": out[0], "output": out, "x1_recap": inp["X"][0], "output_row1_recap": out[0],
     }
 
 
@@ -231,7 +249,8 @@ def book_chain_values(quantities: Sequence[BookQuantity] = BOOK_QUANTITIES) -> d
     This is what a careful hand calculation gets if it carries the book's rounded
     intermediate results into the next step: exp of the printed S', the sum of
     the printed exponentials, printed exponential / printed sum, the printed A
-    times V. Q, K, V, S and sqrt(d_k) have no earlier rounding: exact.
+    times V. The integer quantities (Q, K, V, S and their restatements, x_1) and
+    sqrt(d_k) have no earlier rounding: exact.
 
     Returns
     -------
@@ -240,7 +259,8 @@ def book_chain_values(quantities: Sequence[BookQuantity] = BOOK_QUANTITIES) -> d
     """
     b = {k: book_array(q) for k, q in _quantities_by_key(quantities).items()}
     exact = exact_values()
-    chain = {k: exact[k] for k in ("Q", "K", "V", "S", "sqrt_dk")}
+    chain = {k: exact[k] for k in ("Q", "K", "V", "S_step_Q", "S_step_KT", "S", "sqrt_dk",
+                                   "step5_values", "x1_recap")}
     chain["S_scaled"] = exact["S"] / b["sqrt_dk"]
     for r in (1, 2):
         chain[f"exp_row{r}"] = np.exp(b["S_scaled"][r - 1])
@@ -249,9 +269,10 @@ def book_chain_values(quantities: Sequence[BookQuantity] = BOOK_QUANTITIES) -> d
     for r in (3, 4):
         chain[f"A_row{r}"] = softmax(b["S_scaled"][r - 1])
     chain["A"] = np.stack([chain[f"A_row{r}"] for r in (1, 2, 3, 4)])
+    chain["step5_weights"] = chain["A_row1"]
     V = exact["V"]
-    chain["step5_terms"] = b["A_row1"][:, None] * V
-    chain["output_row1"] = b["A_row1"] @ V
+    chain["step5_terms"] = b["step5_weights"][:, None] * V
+    chain["output_row1"] = b["step5_weights"] @ V
     chain["output"] = b["A"] @ V
     chain["output_row1_recap"] = b["A_row1"] @ V
     return chain
@@ -322,7 +343,7 @@ def compare_with_book(
             if ok:
                 cause = ""
             elif agrees_up_to_rounding(s, c, "~"):
-                cause = "carried rounding"
+                cause = "carried forward"
             else:
                 cause = "not reproducible"
             rows.append(BookEntry(
