@@ -10,6 +10,7 @@ numpy indices (token t is row ``t - 1``).
 
 from __future__ import annotations
 
+import html
 import io
 import numbers
 from typing import NamedTuple
@@ -210,7 +211,7 @@ def causal_widget(weights, labels=None, *, t: int = 1, figsize=(9.0, 3.4), dpi: 
     caption = widgets.HTML()
 
     def _caption(view: CausalView) -> str:
-        seen = ", ".join(plot.labels[j] for j in view.visible)
+        seen = html.escape(", ".join(plot.labels[j] for j in view.visible))
         return f"token {view.t} may see: <b>{seen}</b> &nbsp; (weight on the future: {view.leaked:.1f})"
 
     caption.value = _caption(plot.view)

@@ -143,3 +143,9 @@ def test_compute_partitions_the_keys_for_any_position(T, data):
     assert np.array_equal(np.sort(np.concatenate([v.visible, v.hidden])), np.arange(T))
     assert np.all(v.visible < t) and np.all(v.hidden >= t)       # 0-based index j is token j+1
     assert v.leaked == 0.0 and np.isclose(v.row[v.visible].sum(), 1.0)
+
+
+def test_widget_caption_escapes_token_labels():
+    box = causal_widget(causal_weights(2), ["<s>", "a&b"], t=2)
+    caption = box.children[2].value
+    assert "&lt;s&gt;, a&amp;b" in caption and "<s>" not in caption
