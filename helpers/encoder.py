@@ -28,6 +28,7 @@ import numpy as np
 
 from ._validate import as_real_array
 from .attention import scaled_dot_product_attention
+from .heads import merge_heads, split_heads
 
 __all__ = [
     "EncoderConfig",
@@ -219,7 +220,7 @@ def encoder_forward(weights: Mapping[str, np.ndarray], input_ids, config: Encode
     tt = np.zeros(T, dtype=np.int64) if token_type_ids is None else np.asarray(token_type_ids)
     if tt.shape != (T,) or not np.issubdtype(tt.dtype, np.integer) or tt.min() < 0 or tt.max() >= c.type_vocab_size:
         raise ValueError(f"token_type_ids must be ints in [0, {c.type_vocab_size}) with shape ({T},); got shape {tt.shape}.")
-    d, H, dh = c.hidden, c.n_heads, c.head_dim
+    d, H = c.hidden, c.n_heads
     p = "embeddings."
     word = _get(weights, p + "word_embeddings.weight", (c.vocab_size, d))
     pos = _get(weights, p + "position_embeddings.weight", (c.max_positions, d))
@@ -236,10 +237,10 @@ def encoder_forward(weights: Mapping[str, np.ndarray], input_ids, config: Encode
 
         def heads(name, _W=W, _x=x):  # (T, d) -> (H, T, d_h)
             y = _dense(_x, _W(f"attention.self.{name}.weight", (d, d)), _W(f"attention.self.{name}.bias", (d,)))
-            return y.reshape(T, H, dh).transpose(1, 0, 2)
+            return split_heads(y, H)
 
         res = scaled_dot_product_attention(heads("query"), heads("key"), heads("value"), mask=mask)
-        context = res.output.transpose(1, 0, 2).reshape(T, d)          # concatenate the heads
+        context = merge_heads(res.output)          # concatenate the heads: (H, T, d_h) -> (T, d)
         a = _dense(context, W("attention.output.dense.weight", (d, d)), W("attention.output.dense.bias", (d,)))
         x = layer_norm(x + a, W("attention.output.LayerNorm.weight", (d,)), W("attention.output.LayerNorm.bias", (d,)),
                        c.layer_norm_eps)
