@@ -7,6 +7,7 @@ it names the argument, the shape it expected and the shape it got.
 
 from __future__ import annotations
 
+import math
 import numbers
 
 import numpy as np
@@ -16,6 +17,8 @@ __all__ = [
     "check_finite",
     "describe",
     "check_same_leading",
+    "check_real",
+    "check_positive_int",
 ]
 
 
@@ -129,3 +132,31 @@ def check_positive_int(name: str, value) -> int:
     if value < 1:
         raise ValueError(f"{name} must be a positive integer, got {value}.")
     return int(value)
+
+
+def check_real(name: str, value, *, low: float = 0.0, strict: bool = False, note: str = "") -> float:
+    """Return ``value`` as a Python float if it is a finite real number above ``low``.
+
+    Parameters
+    ----------
+    name : str
+        The argument's name, used in the message.
+    value : real number
+        Booleans are rejected (``True`` is an int in Python, never a meaningful scale).
+    low : float
+        Lower bound; ``value >= low`` is required, or ``value > low`` if ``strict``.
+    note : str
+        Extra words appended to the ValueError message (e.g. what the default is).
+
+    Returns
+    -------
+    float
+        A plain Python float: a "weak" scalar in numpy 2, so multiplying a float32 array
+        by it keeps float32.
+    """
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a real number; got {value!r} (type {type(value).__name__}).")
+    v = float(value)
+    if not math.isfinite(v) or (v <= low if strict else v < low):
+        raise ValueError(f"{name} must be finite and {'>' if strict else '>='} {low:g}{note}; got {v}.")
+    return v

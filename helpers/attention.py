@@ -8,12 +8,11 @@ This is the plain, readable path that every notebook is checked against.
 from __future__ import annotations
 
 import math
-import numbers
 from typing import NamedTuple
 
 import numpy as np
 
-from ._validate import as_real_array, check_same_leading, describe
+from ._validate import as_real_array, check_real, check_same_leading, describe
 from .masking import causal_mask
 from .projections import project_qkv
 from .scores import _check_qk
@@ -40,13 +39,8 @@ class AttentionResult(NamedTuple):
 def _check_scale(scale, d_k: int) -> float:
     if scale is None:
         return 1.0 / math.sqrt(d_k)
-    if isinstance(scale, bool) or not isinstance(scale, numbers.Real):
-        raise TypeError(f"scale must be a real number (default 1/sqrt(d_k)); got {scale!r} (type {type(scale).__name__}).")
-    scale = float(scale)
-    if not math.isfinite(scale) or scale < 0:
-        raise ValueError(f"scale must be finite and >= 0 (default 1/sqrt(d_k) = {1 / math.sqrt(d_k):.6g}); got {scale}.")
     # A plain Python float is a "weak" scalar in numpy 2: float32 scores stay float32.
-    return scale
+    return check_real("scale", scale, note=f" (default 1/sqrt(d_k) = {1 / math.sqrt(d_k):.6g})")
 
 
 def apply_mask(scores: np.ndarray, mask) -> np.ndarray:

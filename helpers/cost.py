@@ -26,12 +26,11 @@ attention look *cheaper* than it is: the comparison errs in its favour.
 
 from __future__ import annotations
 
-import numbers
 from typing import NamedTuple
 
 import numpy as np
 
-from ._validate import check_positive_int
+from ._validate import check_positive_int, check_real
 
 __all__ = [
     "CONVENTIONS",
@@ -58,11 +57,7 @@ def _check_convention(convention) -> str:
 
 
 def _check_nonneg_number(name: str, value) -> float:
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{name} must be a real number; got {value!r} (type {type(value).__name__}).")
-    if not np.isfinite(value) or value < 0:
-        raise ValueError(f"{name} must be a finite number >= 0; got {value!r}.")
-    return float(value)
+    return check_real(name, value)
 
 
 def dot_flops(d: int, *, convention: str = "gemm") -> int:

@@ -11,13 +11,11 @@ float64 and eps ~ 1e-6 it agrees with a correct analytic derivative to about
 
 from __future__ import annotations
 
-import math
-import numbers
 from collections.abc import Callable
 
 import numpy as np
 
-from ._validate import as_real_array, describe
+from ._validate import as_real_array, check_real, describe
 
 __all__ = ["numerical_gradient", "relative_error"]
 
@@ -51,11 +49,7 @@ def numerical_gradient(f: Callable, x, eps: float = 1e-6) -> np.ndarray:
     """
     if not callable(f):
         raise TypeError(f"f must be a function of x; got {type(f).__name__}.")
-    if isinstance(eps, bool) or not isinstance(eps, numbers.Real):
-        raise TypeError(f"eps must be a real number; got {eps!r} (type {type(eps).__name__}).")
-    eps = float(eps)
-    if not math.isfinite(eps) or eps <= 0:
-        raise ValueError(f"eps must be a finite positive step; got {eps}.")
+    eps = check_real("eps", eps, strict=True, note=" (a finite positive step)")
     x = as_real_array("x", x).astype(np.float64)
     f0 = np.asarray(f(x.copy()), dtype=np.float64)
     jac = np.empty(f0.shape + x.shape, dtype=np.float64)

@@ -14,13 +14,11 @@ Shapes: q (d_k,), K (n, d_k), V (n, d_v) or (n,) for scalar values.
 
 from __future__ import annotations
 
-import math
-import numbers
 from typing import NamedTuple
 
 import numpy as np
 
-from ._validate import as_real_array, describe
+from ._validate import as_real_array, check_real, describe
 from .softmax import softmax, softmax_jacobian
 
 __all__ = ["LookupResult", "hard_lookup", "soft_lookup", "soft_lookup_jacobian", "ratio_weights"]
@@ -62,15 +60,8 @@ def _check_qkv(q, K, V) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 
 def _check_temperature(temperature) -> float:
-    if isinstance(temperature, bool) or not isinstance(temperature, numbers.Real):
-        raise TypeError(f"temperature must be a positive real number; got {temperature!r} (type {type(temperature).__name__}).")
-    t = float(temperature)
-    if not math.isfinite(t) or t <= 0:
-        raise ValueError(
-            f"temperature must be finite and > 0 (the hard lookup is the limit temperature -> 0, "
-            f"see hard_lookup); got {t}."
-        )
-    return t
+    return check_real("temperature", temperature, strict=True,
+                      note=" (the hard lookup is the limit temperature -> 0, see hard_lookup)")
 
 
 def _soft_weights(q, K, V, temperature) -> tuple[np.ndarray, np.ndarray, float, np.ndarray]:

@@ -35,7 +35,7 @@ def test_does_not_modify_input():
 def test_errors():
     with pytest.raises(TypeError, match="f must be a function"):
         numerical_gradient(3.0, np.zeros(2))
-    with pytest.raises(ValueError, match="eps must be a finite positive"):
+    with pytest.raises(ValueError, match="eps must be finite and > 0 .a finite positive step."):
         numerical_gradient(np.sum, np.zeros(2), eps=0.0)
     with pytest.raises(ValueError, match="same shape at every point"):
         numerical_gradient(lambda v: np.zeros(2) if v[0] > 0 else np.zeros(3), np.zeros(1))

@@ -80,7 +80,7 @@ def test_reproduces_the_published_sentence_transformers_quickstart(model):
 
 
 def test_it_representation_depends_on_context_only_after_layer_0(model):
-    (t1, o1), (t2, o2) = model.run(SENTENCES[0]), model.run(SENTENCES[1])
+    (t1, o1), (_, o2) = model.run(SENTENCES[0]), model.run(SENTENCES[1])
     i = t1.index("it")
     np.testing.assert_array_equal(o1.hidden_states[0, i], o2.hidden_states[0, i])   # same token, same position
     assert np.linalg.norm(o1.hidden_states[-1, i] - o2.hidden_states[-1, i]) > 0.1   # context changes it
