@@ -43,6 +43,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from .attention import scaled_dot_product_attention
 from .projections import project_qkv
 from .scores import dot_product_scores
 from .softmax import softmax
@@ -225,12 +226,12 @@ def exact_values() -> dict[str, np.ndarray]:
     """
     inp = example_inputs()
     Q, K, V = project_qkv(inp["X"], inp["W_Q"], inp["W_K"], inp["W_V"])
-    S = dot_product_scores(Q, K)
+    res = scaled_dot_product_attention(Q, K, V)               # the series' own helper gives A and the output
+    A, out = res.weights, res.output
+    S = dot_product_scores(Q, K)                             # the intermediates the book also prints
     d_k = Q.shape[-1]
     S_scaled = S / math.sqrt(d_k)
     E = np.exp(S_scaled)
-    A = softmax(S_scaled, axis=-1)
-    out = A @ V
     return {
         "Q": Q, "K": K, "V": V, "S_step_Q": Q, "S_step_KT": K.T, "S": S,
         "sqrt_dk": np.array(math.sqrt(d_k)),

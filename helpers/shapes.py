@@ -21,9 +21,9 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from ._validate import as_real_array, check_positive_int
+from .attention import scaled_dot_product_attention
 from .projections import project_qkv
 from .scores import dot_product_scores
-from .softmax import softmax
 
 __all__ = ["ShapeStep", "shape_flow", "draw_shape_flow", "qkv_parameter_count"]
 
@@ -73,10 +73,9 @@ def shape_flow(X, W_Q, W_K, W_V) -> list[ShapeStep]:
     """
     X = as_real_array("X", X, ndim=2, expected="(T, d_model)")
     Q, K, V = project_qkv(X, W_Q, W_K, W_V)
-    S = dot_product_scores(Q, K)
+    out, A = scaled_dot_product_attention(Q, K, V)
+    S = dot_product_scores(Q, K)                 # the two intermediates the helper does not return
     S_scaled = S / math.sqrt(Q.shape[-1])
-    A = softmax(S_scaled, axis=-1)
-    out = A @ V
     W_Q, W_K, W_V = (np.asarray(w) for w in (W_Q, W_K, W_V))
     return [
         ShapeStep("X", tuple(X.shape), "(T, d_model)", "input"),
