@@ -68,6 +68,8 @@ def test_sensitivity_validation():
         sensitivity_matrix(lambda Z: Z, np.ones(3))
     with pytest.raises(ValueError, match=r"f\(X\) must be 2-D"):
         sensitivity_matrix(lambda Z: Z.sum(), np.ones((2, 2)))
+    with pytest.raises(ValueError, match="non-finite"):  # finite at X, infinite one step away
+        sensitivity_matrix(lambda Z: np.where(Z > 0.5, np.inf, Z), np.full((2, 2), 0.5))
 
 
 def test_toy_rnn_matches_a_hand_unrolled_recurrence():
