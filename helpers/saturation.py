@@ -202,7 +202,7 @@ def compute(d_k: int, magnitude: float = 1.0, scaled: bool = True, seed: int = 0
         query=query, keys=keys, raw_scores=raw, scores=scores, weights=weights, jacobian=J,
         max_weight=float(weights.max()),
         entropy=float(entropy(weights)),
-        jacobian_norm=float(np.sqrt(np.sum(J * J))),
+        jacobian_norm=float(jacobian_norm(weights)),
         score_std=magnitude * (1.0 if scaled else math.sqrt(d_k)),
         argmax=int(np.argmax(weights)),
     )
@@ -273,15 +273,17 @@ def saturation_table(d_ks=(16, 64, 256, 1024), T: int = DEFAULT_T, n_trials: int
 class TrainingRun:
     """Result of :func:`train_query`.
 
+    ``...`` below is the batch shape of the problems (empty for one problem).
+
     Attributes
     ----------
-    losses : numpy.ndarray, shape (steps + 1,)
+    losses : numpy.ndarray, shape (..., steps + 1)
         Loss before each step and after the last one.
-    grad_norms : numpy.ndarray, shape (steps,)
+    grad_norms : numpy.ndarray, shape (..., steps)
         ``||dL/dq||`` at each step.
-    target_weight : numpy.ndarray, shape (steps + 1,)
+    target_weight : numpy.ndarray, shape (..., steps + 1)
         Attention weight on the target key along the way.
-    query : numpy.ndarray, shape (d_k,)
+    query : numpy.ndarray, shape (..., d_k)
         The final query.
     """
 
@@ -291,7 +293,24 @@ class TrainingRun:
     query: np.ndarray
 
 
-def query_loss_and_grad(q, K, V, target: int, scaled: bool):
+def _check_problem(q, K, V, target):
+    """Validate (q, K, V, target) of one problem or a batch; return arrays and the batch shape."""
+    q = as_real_array("q", q, min_ndim=1, expected="(..., d_k)")
+    K = as_real_array("K", K, min_ndim=2, expected="(..., T, d_k)")
+    V = as_real_array("V", V, min_ndim=2, expected="(..., T, d_v) or (T, d_v)")
+    batch = K.shape[:-2]
+    if q.shape != batch + K.shape[-1:] or V.shape[-2] != K.shape[-2] or V.shape[:-2] not in ((), batch):
+        raise ValueError(f"shapes do not fit: q {q.shape} (..., d_k), K {K.shape} (..., T, d_k), "
+                         f"V {V.shape} (..., T, d_v) or (T, d_v).")
+    t = np.asarray(target)
+    if not np.issubdtype(t.dtype, np.integer) or t.shape not in ((), batch):
+        raise ValueError(f"target must be an integer (or integer array of shape {batch}); got {target!r}.")
+    if np.any((t < 0) | (t >= K.shape[-2])):
+        raise ValueError(f"target must index a key (0 ... {K.shape[-2] - 1}); got {target!r}.")
+    return q, K, V, np.broadcast_to(t, batch), batch
+
+
+def query_loss_and_grad(q, K, V, target, scaled: bool):
     """Loss ``0.5 * ||softmax(c K q) V - V[target]||^2`` and its gradient in q.
 
     ``c = 1/sqrt(d_k)`` if ``scaled`` else 1. The gradient is analytic:
@@ -299,47 +318,51 @@ def query_loss_and_grad(q, K, V, target: int, scaled: bool):
 
         dL/da = V g,   dL/ds = J (V g) = a * (V g - a . V g),   dL/dq = c K^T dL/ds.
 
+    (``J u = a * (u - a . u)`` is the product of the softmax Jacobian
+    ``diag(a) - a a^T`` with a vector, in O(T) instead of building J.)
+    Leading batch dimensions ``...`` run many independent problems at once.
+
     Parameters
     ----------
-    q : array_like, shape (d_k,)
-    K : array_like, shape (T, d_k)
-    V : array_like, shape (T, d_v)
-    target : int
+    q : array_like, shape (..., d_k)
+    K : array_like, shape (..., T, d_k)
+    V : array_like, shape (..., T, d_v) or (T, d_v) (shared by the batch)
+    target : int or array_like of int, shape (...)
         Index of the key whose value the query should retrieve.
     scaled : bool
 
     Returns
     -------
-    loss : float
-    grad : numpy.ndarray, shape (d_k,)
-    weights : numpy.ndarray, shape (T,)
+    loss : float (one problem) or numpy.ndarray, shape (...)
+    grad : numpy.ndarray, shape (..., d_k)
+    weights : numpy.ndarray, shape (..., T)
     """
-    q = as_real_array("q", q, ndim=1, expected="(d_k,)")
-    K = as_real_array("K", K, ndim=2, expected="(T, d_k)")
-    V = as_real_array("V", V, ndim=2, expected="(T, d_v)")
-    if K.shape[1] != q.shape[0] or V.shape[0] != K.shape[0]:
-        raise ValueError(f"shapes do not fit: q {q.shape}, K {K.shape} (T, d_k), V {V.shape} (T, d_v).")
-    if not 0 <= int(target) < K.shape[0]:
-        raise ValueError(f"target must index a key (0 ... {K.shape[0] - 1}); got {target}.")
-    c = 1.0 / math.sqrt(K.shape[1]) if scaled else 1.0
-    a = softmax(c * (K @ q))
-    g = a @ V - V[target]
-    loss = 0.5 * float(g @ g)
-    u = V @ g  # dL/da, shape (T,)
-    ds = a * (u - a @ u)  # J u  (J is symmetric)
-    return loss, c * (K.T @ ds), a
+    q, K, V, t, batch = _check_problem(q, K, V, target)
+    c = 1.0 / math.sqrt(K.shape[-1]) if scaled else 1.0
+    a = softmax(c * np.einsum("...td,...d->...t", K, q))
+    Vb = np.broadcast_to(V, batch + V.shape[-2:])
+    v_t = np.take_along_axis(Vb, t[..., None, None], axis=-2)[..., 0, :]  # V[target], shape (..., d_v)
+    g = np.einsum("...t,...tv->...v", a, Vb) - v_t
+    loss = 0.5 * np.sum(g * g, axis=-1)
+    u = np.einsum("...tv,...v->...t", Vb, g)  # dL/da, shape (..., T)
+    ds = a * (u - np.sum(a * u, axis=-1, keepdims=True))  # J u  (J is symmetric)
+    grad = c * np.einsum("...td,...t->...d", K, ds)
+    return (float(loss) if not batch else loss), grad, a
 
 
-def train_query(K, V, target: int, scaled: bool, *, lr: float = 0.5, steps: int = 200, q0=None) -> TrainingRun:
+def train_query(K, V, target, scaled: bool, *, lr: float = 0.5, steps: int = 200, q0=None) -> TrainingRun:
     """Learn a query that retrieves ``V[target]`` by plain gradient descent.
+
+    Leading batch dimensions ``...`` train many independent problems at once
+    (each one exactly as if it were trained alone).
 
     Parameters
     ----------
-    K : array_like, shape (T, d_k)
+    K : array_like, shape (..., T, d_k)
         Fixed keys.
-    V : array_like, shape (T, d_v)
+    V : array_like, shape (..., T, d_v) or (T, d_v)
         Fixed values.
-    target : int
+    target : int or array_like of int, shape (...)
         Which value the output should equal.
     scaled : bool
         Divide the scores by ``sqrt(d_k)``.
@@ -347,27 +370,29 @@ def train_query(K, V, target: int, scaled: bool, *, lr: float = 0.5, steps: int 
         Learning rate (step size on q).
     steps : int
         Number of gradient steps.
-    q0 : array_like, shape (d_k,), optional
+    q0 : array_like, shape (..., d_k), optional
         Starting query (default: zeros, i.e. uniform attention).
 
     Returns
     -------
     TrainingRun
     """
-    K = as_real_array("K", K, ndim=2, expected="(T, d_k)")
+    K = as_real_array("K", K, min_ndim=2, expected="(..., T, d_k)")
     steps = check_positive_int("steps", steps)
-    q = np.zeros(K.shape[1]) if q0 is None else as_real_array("q0", q0, ndim=1, expected="(d_k,)").astype(float)
+    shape = K.shape[:-2] + K.shape[-1:]
+    q = np.zeros(shape) if q0 is None else as_real_array("q0", q0, min_ndim=1, expected="(..., d_k)").astype(float)
+    t = np.broadcast_to(np.asarray(target), K.shape[:-2])
     losses, norms, tw = [], [], []
     for _ in range(steps):
         loss, grad, a = query_loss_and_grad(q, K, V, target, scaled)
         losses.append(loss)
-        tw.append(a[target])
-        norms.append(float(np.linalg.norm(grad)))
+        tw.append(np.take_along_axis(a, t[..., None], axis=-1)[..., 0])
+        norms.append(np.linalg.norm(grad, axis=-1))
         q = q - lr * grad
     loss, _, a = query_loss_and_grad(q, K, V, target, scaled)
     losses.append(loss)
-    tw.append(a[target])
-    return TrainingRun(np.array(losses), np.array(norms), np.array(tw), q)
+    tw.append(np.take_along_axis(a, t[..., None], axis=-1)[..., 0])
+    return TrainingRun(*(np.moveaxis(np.array(x, dtype=float), 0, -1) for x in (losses, norms, tw)), q)
 
 
 def learning_trials(d_k: int, n_trials: int = 20, T: int = DEFAULT_T, *, lr: float = 1.0, steps: int = 200,
@@ -377,7 +402,8 @@ def learning_trials(d_k: int, n_trials: int = 20, T: int = DEFAULT_T, *, lr: flo
     Each trial draws keys ``K`` (T, d_k) and a starting query ``q0`` (d_k,) with
     i.i.d. N(0, 1) components and a random target key; values are one-hot
     (``V = I_T``), so the output *is* the weight vector and the loss is
-    ``0.5 * ||a - e_target||^2``. Both runs start from the same ``q0``.
+    ``0.5 * ||a - e_target||^2``. Both runs start from the same ``q0``. All
+    trials are trained together as one batch (same numbers as one by one).
 
     Parameters
     ----------
@@ -401,21 +427,22 @@ def learning_trials(d_k: int, n_trials: int = 20, T: int = DEFAULT_T, *, lr: flo
     """
     d_k = _check_d_k(d_k)
     n_trials = check_positive_int("n_trials", n_trials)
+    T = check_positive_int("T", T)
     rng = np.random.default_rng(_check_seed(seed))
-    V = np.eye(T)
-    out = {k: [] for k in ("final_raw", "final_scaled", "grad0_raw", "grad0_scaled", "gradlast_raw",
-                                "gradlast_scaled", "curves_raw", "curves_scaled")}
-    for _ in range(n_trials):
-        K = rng.standard_normal((T, d_k))
-        q0 = rng.standard_normal(d_k)
-        target = int(rng.integers(T))
-        for tag, scaled in (("raw", False), ("scaled", True)):
-            run = train_query(K, V, target, scaled, lr=lr, steps=steps, q0=q0)
-            out[f"final_{tag}"].append(run.losses[-1])
-            out[f"grad0_{tag}"].append(run.grad_norms[0])
-            out[f"gradlast_{tag}"].append(run.grad_norms[-1])
-            out[f"curves_{tag}"].append(run.losses)
-    return {k: np.array(v) for k, v in out.items()}
+    Ks, q0s, targets = [], [], []
+    for _ in range(n_trials):  # the same draws, in the same order, as training one problem at a time
+        Ks.append(rng.standard_normal((T, d_k)))
+        q0s.append(rng.standard_normal(d_k))
+        targets.append(int(rng.integers(T)))
+    K, q0, target = np.stack(Ks), np.stack(q0s), np.array(targets)
+    out = {}
+    for tag, scaled in (("raw", False), ("scaled", True)):
+        run = train_query(K, np.eye(T), target, scaled, lr=lr, steps=steps, q0=q0)
+        out[f"final_{tag}"] = run.losses[:, -1]
+        out[f"grad0_{tag}"] = run.grad_norms[:, 0]
+        out[f"gradlast_{tag}"] = run.grad_norms[:, -1]
+        out[f"curves_{tag}"] = run.losses
+    return out
 
 
 # --------------------------------------------------------------------------------------
@@ -659,7 +686,8 @@ def small_multiples(d_ks=(16, 64, 256, 1024), T: int = DEFAULT_T, seed: int = 0,
     """Static grid of the explorer's weight panel: rows unscaled/scaled, one column per d_k.
 
     Each panel shows the softmax weights of the same sample :func:`compute`
-    would draw, annotated with the largest weight and ``||J||_F``.
+    would draw; its title gives the spread (standard deviation) of the 16
+    scores fed to softmax, the largest weight and ``||J||_F``.
 
     Parameters
     ----------
@@ -678,7 +706,7 @@ def small_multiples(d_ks=(16, 64, 256, 1024), T: int = DEFAULT_T, seed: int = 0,
     d_ks = [int(d) for d in d_ks]
     if not d_ks:
         raise ValueError("d_ks must list at least one d_k.")
-    fig, axes = plt.subplots(2, len(d_ks), figsize=(2.3 * len(d_ks), 4.2), sharex=True, sharey=True, squeeze=False)
+    fig, axes = plt.subplots(2, len(d_ks), figsize=(2.3 * len(d_ks), 4.8), sharex=True, sharey=True, squeeze=False)
     x = np.arange(1, T + 1)
     for col, d_k in enumerate(d_ks):
         for row, scaled in enumerate((False, True)):
@@ -688,10 +716,10 @@ def small_multiples(d_ks=(16, 64, 256, 1024), T: int = DEFAULT_T, seed: int = 0,
             ax.bar(x, v.weights, color=colors)
             ax.axhline(1.0 / T, color="0.5", lw=0.8, ls="--")
             ax.set_ylim(0, 1.05)
-            ax.text(0.03, 0.97, f"max {v.max_weight:.3f}\n||J|| {v.jacobian_norm:.1e}", transform=ax.transAxes,
-                    va="top", fontsize=8, bbox=dict(facecolor="white", alpha=0.8, edgecolor="none", pad=1))
-            if row == 0:
-                ax.set_title(f"d_k = {d_k}", fontsize=10)
+            # readouts in the title, so they never hide a bar
+            head = f"d_k = {d_k}\n" if row == 0 else ""
+            ax.set_title(f"{head}score std {np.std(v.scores):.1f}\nmax {v.max_weight:.3f}, ||J|| {v.jacobian_norm:.1e}",
+                         fontsize=8)
             if col == 0:
                 ax.set_ylabel("unscaled\nweight" if row == 0 else "scaled by 1/sqrt(d_k)\nweight", fontsize=9)
             if row == 1:

@@ -11,6 +11,7 @@ matplotlib.use("Agg")
 import numpy as np
 import pytest
 
+from helpers.gradcheck import numerical_gradient, relative_error
 from helpers.saturation import (
     D_K_OPTIONS,
     MAGNITUDE_RANGE,
@@ -153,13 +154,42 @@ def test_query_gradient_matches_finite_differences():
     K, V, q = rng.standard_normal((5, 8)), rng.standard_normal((5, 3)), rng.standard_normal(8)
     for scaled in (False, True):
         _, grad, _ = query_loss_and_grad(q, K, V, 2, scaled)
-        eps = 1e-6
-        fd = np.array([
-            (query_loss_and_grad(q + eps * e, K, V, 2, scaled)[0] - query_loss_and_grad(q - eps * e, K, V, 2, scaled)[0])
-            / (2 * eps)
-            for e in np.eye(8)
-        ])
-        np.testing.assert_allclose(grad, fd, rtol=1e-6, atol=1e-9)
+        fd = numerical_gradient(lambda x: query_loss_and_grad(x, K, V, 2, scaled)[0], q)
+        assert relative_error(grad, fd, floor=1e-9) < 1e-5
+
+
+def test_query_loss_is_the_definition_with_a_hand_computed_value():
+    # two keys, d_k = 1, q = 0: uniform weights (1/2, 1/2); V = I, target 0:
+    # o = (1/2, 1/2), g = (-1/2, 1/2), loss = 0.5 * (1/4 + 1/4) = 1/4
+    loss, grad, a = query_loss_and_grad([0.0], [[1.0], [-1.0]], np.eye(2), 0, False)
+    assert loss == pytest.approx(0.25)
+    np.testing.assert_allclose(a, [0.5, 0.5])
+    # dL/ds = J (V g) = 1/4 [[1, -1], [-1, 1]] (-1/2, 1/2) = (-1/4, 1/4); dL/dq = K^T dL/ds = -1/2
+    np.testing.assert_allclose(grad, [-0.5])
+
+
+def test_batched_problems_equal_one_at_a_time():
+    rng = np.random.default_rng(4)
+    K, q0, V = rng.standard_normal((3, 5, 16)), rng.standard_normal((3, 16)), rng.standard_normal((5, 2))
+    targets = np.array([4, 0, 2])
+    loss_b, grad_b, a_b = query_loss_and_grad(q0, K, V, targets, True)
+    assert loss_b.shape == (3,) and grad_b.shape == (3, 16) and a_b.shape == (3, 5)
+    run_b = train_query(K, V, targets, True, lr=0.5, steps=15, q0=q0)
+    assert run_b.losses.shape == (3, 16) and run_b.grad_norms.shape == (3, 15) and run_b.query.shape == (3, 16)
+    for i in range(3):
+        loss, grad, a = query_loss_and_grad(q0[i], K[i], V, int(targets[i]), True)
+        assert isinstance(loss, float) and loss == pytest.approx(loss_b[i])
+        np.testing.assert_allclose(grad, grad_b[i], rtol=1e-12, atol=1e-15)
+        run = train_query(K[i], V, int(targets[i]), True, lr=0.5, steps=15, q0=q0[i])
+        np.testing.assert_allclose(run.losses, run_b.losses[i], rtol=1e-10)
+        np.testing.assert_allclose(run.target_weight, run_b.target_weight[i], rtol=1e-10)
+        np.testing.assert_allclose(run.query, run_b.query[i], rtol=1e-10, atol=1e-13)
+
+
+@pytest.mark.parametrize("target", [5, -1, 1.0, [0, 1]])
+def test_query_loss_rejects_bad_targets(target):
+    with pytest.raises(ValueError):
+        query_loss_and_grad(np.zeros(4), np.ones((5, 4)), np.eye(5), target, False)
 
 
 def test_scaled_training_equals_unscaled_with_rescaled_init_and_step():
