@@ -98,7 +98,8 @@ def attention_heatmap(
     return im
 
 
-def weights_bar(weights, labels: Sequence[str] | None = None, *, ax=None, title: str = "attention weights", highlight=None, ylim=(0.0, 1.0)):
+def weights_bar(weights, labels: Sequence[str] | None = None, *, ax=None, title: str = "attention weights", highlight=None,
+                ylim=(0.0, 1.0), xlabel: str | None = None, ylabel: str = "weight"):
     """Bar chart of one row of weights over labelled tokens.
 
     Parameters
@@ -108,6 +109,8 @@ def weights_bar(weights, labels: Sequence[str] | None = None, *, ax=None, title:
         One label per token (default t1..tT).
     highlight : int or sequence of int, optional
         Indices drawn in a contrasting colour.
+    xlabel, ylabel : str, optional
+        Axis labels (default: no x label, "weight" on y).
 
     Returns
     -------
@@ -121,7 +124,9 @@ def weights_bar(weights, labels: Sequence[str] | None = None, *, ax=None, title:
     colors = ["tab:orange" if i in hi else "tab:blue" for i in range(w.shape[0])]
     bars = ax.bar(range(w.shape[0]), w, color=colors)
     ax.set_xticks(range(w.shape[0]), labels, rotation=45 if max(map(len, labels)) > 3 else 0)
-    ax.set_ylabel("weight")
+    if xlabel:
+        ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
     ax.set_title(title)
     if ylim is not None:
         ax.set_ylim(*ylim)

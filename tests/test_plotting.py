@@ -1,0 +1,43 @@
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+
+from helpers.plotting import attention_heatmap, token_labels, weights_bar  # noqa: E402
+
+
+def test_token_labels_are_one_based():
+    assert token_labels(3) == ["t1", "t2", "t3"]
+
+
+def test_heatmap_labels_annotations_and_masked_cells():
+    fig, ax = plt.subplots()
+    A = np.array([[1.0, -np.inf], [0.25, 0.75]])
+    attention_heatmap(A, ["a", "b"], ["c", "d"], ax=ax, title="T")
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["c", "d"]
+    assert [t.get_text() for t in ax.get_yticklabels()] == ["a", "b"]
+    assert sorted(t.get_text() for t in ax.texts) == ["-inf", "0.25", "0.75", "1.00"]
+    assert ax.get_title() == "T"
+    plt.close(fig)
+
+
+def test_heatmap_rejects_bad_input():
+    with pytest.raises(ValueError, match="row_labels must have one label per row"):
+        attention_heatmap(np.eye(2), ["only one"])
+    with pytest.raises(ValueError, match="NaN"):
+        attention_heatmap(np.array([[np.nan]]))
+    with pytest.raises(ValueError, match=r"A must be 2-D"):
+        attention_heatmap(np.ones(3))
+    plt.close("all")
+
+
+def test_weights_bar_heights_labels_and_highlight():
+    fig, ax = plt.subplots()
+    bars = weights_bar([0.2, 0.8], ["x", "y"], ax=ax, highlight=1, xlabel="key")
+    assert [b.get_height() for b in bars] == [0.2, 0.8]
+    assert bars[0].get_facecolor() != bars[1].get_facecolor()
+    assert ax.get_xlabel() == "key" and ax.get_ylabel() == "weight"
+    plt.close(fig)
