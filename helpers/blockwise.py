@@ -33,6 +33,7 @@ from __future__ import annotations
 import contextlib
 import math
 import os
+import threading
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
@@ -59,6 +60,18 @@ def _workers(workers) -> int:
     return check_positive_int("workers", workers)
 
 
+_EXECUTORS: dict[int, ThreadPoolExecutor] = {}
+_EXECUTORS_LOCK = threading.Lock()
+
+
+def _executor(n: int) -> ThreadPoolExecutor:
+    """A reusable pool of ``n`` threads (starting threads costs ~0.1 ms each; T = 512 takes ~0.5 ms)."""
+    with _EXECUTORS_LOCK:
+        if n not in _EXECUTORS:
+            _EXECUTORS[n] = ThreadPoolExecutor(max_workers=n, thread_name_prefix="blockwise")
+        return _EXECUTORS[n]
+
+
 @contextlib.contextmanager
 def _pool(n: int):
     """Yield ``run(fn, items)`` that calls ``fn`` on every item, on ``n`` threads.
@@ -71,7 +84,8 @@ def _pool(n: int):
         yield lambda fn, items: [fn(i) for i in items]
         return
     limit = _CONTROLLER.limit(limits=1, user_api="blas") if _CONTROLLER is not None else contextlib.nullcontext()
-    with limit, ThreadPoolExecutor(max_workers=n) as ex:
+    ex = _executor(n)
+    with limit:
         yield lambda fn, items: list(ex.map(fn, items))
 
 
@@ -83,7 +97,7 @@ def blockwise_attention(
     scale=None,
     block_size: int = 1024,
     *,
-    query_block: int = 128,
+    query_block: int = 256,
     causal: bool = False,
     return_lse: bool = False,
     workers: int | None = None,
@@ -110,7 +124,7 @@ def blockwise_attention(
     block_size : int
         Keys per block (default 1024).
     query_block : int
-        Queries per block (default 128). One float32 tile of 128 x 1024 is 512 KiB,
+        Queries per block (default 256). One float32 tile of 256 x 1024 is 1 MiB,
         which fits the L2 cache of most current CPUs.
     causal : bool
         Let query i attend to keys j <= i only (top-left aligned, like
@@ -125,7 +139,8 @@ def blockwise_attention(
         matmul and exp). Default: all CPU cores if ``threadpoolctl`` is installed,
         else 1. With more than one worker, numpy's BLAS is limited to one thread for
         the duration of the call (via threadpoolctl), the way PyTorch splits its CPU
-        attention over query blocks; the result is the same for any ``workers``.
+        attention over query blocks; every query block is computed the same way
+        whatever ``workers`` is.
 
     Returns
     -------
@@ -148,7 +163,10 @@ def blockwise_attention(
     The weights matrix (..., T_q, T_k) is never formed, so it cannot be returned.
     Memory: a copy of ``Q * scale`` and of ``V`` with a column of ones appended
     (the ones column makes the second matrix product also produce the row sums
-    ``l``), the output, and one tile of ``query_block x block_size`` scores.
+    ``l``), the output, and per worker thread one tile of ``query_block x block_size``
+    scores (plus its boolean causal mask on diagonal tiles). At T = 16384, d_k = 64
+    that is about 14 MiB, where the plain path holds 3 GiB (S, exp(S) and the weights,
+    1 GiB each).
     """
     Q, K, V = _check_qkv(Q, K, V)
     s = _check_scale(scale, Q.shape[-1])
