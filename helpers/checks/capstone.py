@@ -85,6 +85,9 @@ def _variant(X, W_Q, W_K, W_V, *, scale=True, axis=-1, mask="causal", after=Fals
         return A @ V
 
 
+_OFF_BY_ONE = ("matches a mask that also hides the diagonal (off by one): a token must see itself; only keys "
+               "j > i are in the future (np.triu(..., k=1)).")
+
 _DIAGNOSES = [
     (dict(scale=False), "matches attention WITHOUT the 1/sqrt(d_k) scaling: divide the scores by sqrt(d_k), "
                         "d_k = Q.shape[-1]."),
@@ -92,10 +95,8 @@ _DIAGNOSES = [
                     "so normalise along the last axis (over the keys)."),
     (dict(after=True), "matches masking AFTER softmax (zeroing the future weights): then the rows no longer "
                        "sum to 1. Add the mask to the scores BEFORE softmax, so the remaining weights renormalise."),
-    (dict(mask="diagonal too"), "matches a mask that also hides the diagonal (off by one): a token must see "
-                                "itself; only keys j > i are in the future (np.triu(..., k=1))."),
-    (dict(mask="diagonal too", fill=-1e9), "matches a mask that also hides the diagonal (off by one): a token "
-                                           "must see itself; only keys j > i are in the future (np.triu(..., k=1))."),
+    (dict(mask="diagonal too"), _OFF_BY_ONE),              # with -inf: the first row is NaN
+    (dict(mask="diagonal too", fill=-1e9), _OFF_BY_ONE),   # with -1e9: the first row is uniform
     (dict(mask="none"), "matches attention with NO mask: every token still sees the future."),
     (dict(mask="anti"), "matches a mask the wrong way round (tokens see the future, not the past): block "
                         "j > i, the part above the diagonal."),
