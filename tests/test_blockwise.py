@@ -206,9 +206,10 @@ def test_peak_memory_is_blockwise_not_quadratic():
     Q, K, V = (rng.normal(size=(T, d)).astype(np.float32) for _ in range(3))
     tracemalloc.start()
     try:
-        for workers in (1, 2):
-            blockwise_attention(Q, K, V, block_size=bk, query_block=bq, causal=True, workers=workers)
-            blockwise_attention(Q, K, V, block_size=bk, query_block=bq, workers=workers)
+        # One worker: the allocation sequence is fixed. (With threads the peak depends on how
+        # the workers' temporaries happen to overlap in time, which is not deterministic.)
+        blockwise_attention(Q, K, V, block_size=bk, query_block=bq, causal=True, workers=1)
+        blockwise_attention(Q, K, V, block_size=bk, query_block=bq, workers=1)
         _, peak = tracemalloc.get_traced_memory()
         tracemalloc.reset_peak()
         scaled_dot_product_attention(Q, K, V)
@@ -217,8 +218,8 @@ def test_peak_memory_is_blockwise_not_quadratic():
         tracemalloc.stop()
     scores_bytes = T * T * 4  # the T x T float32 matrix the plain path must hold (16 MiB)
     # Copies of Q*scale and [V | 1], the output and small per-row arrays: ~4 T (d + 1) floats;
-    # plus, per worker thread (at most 2 here), a score tile and its causal-diagonal boolean mask.
-    linear = 4 * T * (d + 1) * 4 + 2 * 2 * bq * bk * (4 + 1)
+    # plus a score tile and its causal-diagonal boolean mask (twice, for slack).
+    linear = 4 * T * (d + 1) * 4 + 2 * bq * bk * (4 + 1)
     assert plain_peak >= scores_bytes
     assert peak <= linear < scores_bytes / 8
 
