@@ -157,6 +157,9 @@ def lab_server(tmp_path_factory, chromium_path) -> LabServer:
     base = tmp_path_factory.mktemp("jupyterlab")
     root = base / "notebooks"
     shutil.copytree(NOTEBOOKS, root, ignore=shutil.ignore_patterns(".ipynb_checkpoints"))
+    for sibling in ("docs", "data"):  # what a notebook may link to as ../docs/..., ../data/...
+        if (ROOT / sibling).is_dir():
+            shutil.copytree(ROOT / sibling, base / sibling)
     make_probe_notebook(root / PROBE_NAME)
     make_probe_notebook(root / BROKEN_PROBE_NAME, broken=True)
 
@@ -249,14 +252,28 @@ def browser_context(browser):
         ctx.close()
 
 
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_runtest_makereport(item, call):
+    report = yield
+    setattr(item, f"_browser_report_{report.when}", report)
+    return report
+
+
 @pytest.fixture
-def page(browser_context, lab_server):
-    """A fresh tab per test; its kernels are shut down afterwards."""
+def page(request, browser_context, lab_server, artifacts_dir):
+    """A fresh tab per test; on failure a screenshot of it; its kernels are shut down afterwards."""
     pg = browser_context.new_page()
     pg.set_default_timeout(60_000)
     try:
         yield pg
     finally:
+        report = getattr(request.node, "_browser_report_call", None)
+        if report is not None and report.failed:
+            safe = "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in request.node.name)
+            try:
+                pg.screenshot(path=artifacts_dir / f"FAILED-{safe}.png", full_page=True)
+            except Exception:
+                pass
         pg.close()
         try:
             lab_server.shutdown_kernels()
@@ -266,7 +283,10 @@ def page(browser_context, lab_server):
 
 @pytest.fixture(scope="session")
 def artifacts_dir() -> Path:
+    """Fresh per run: stale screenshots from an earlier run would mislead."""
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    for old in list(ARTIFACTS.glob("*.png")) + list(ARTIFACTS.glob("*.json")):
+        old.unlink()
     return ARTIFACTS
 
 

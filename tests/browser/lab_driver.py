@@ -62,6 +62,13 @@ window.__nbtest = {
       };
     });
   },
+  within(promise, ms, what) {  // every await in the harness is time-bounded
+    return Promise.race([promise, new Promise((_, reject) =>
+        setTimeout(() => reject(new Error(`timed out after ${ms} ms: ${what}`)), ms))]);
+  },
+  dialogs() {
+    return Array.from(document.querySelectorAll('.jp-Dialog')).map(d => d.textContent.trim().slice(0, 500));
+  },
   status(path) {
     const panel = this.panel(path);
     if (!panel) return 'no-panel';
@@ -163,22 +170,49 @@ def install(page) -> None:
 
 
 def open_notebook(page, server, name: str, timeout_s: float = 120) -> None:
-    """Open ``name`` in a fresh layout and wait until its kernel is idle."""
+    """Open ``name`` in a fresh layout and wait until its kernel is idle.
+
+    A "Select Kernel" dialog (a notebook without kernelspec) is answered with the
+    default kernel, as a learner would; any other dialog (e.g. "File Load Error") fails.
+    """
     install(page)
+    ms = int(timeout_s * 1000)
     page.goto(server.lab_url(name), wait_until="domcontentloaded")
-    page.wait_for_function("() => window.jupyterapp !== undefined", timeout=timeout_s * 1000)
-    page.evaluate("async () => { await window.jupyterapp.started; await window.jupyterapp.restored; }")
-    page.wait_for_function("p => window.__nbtest.panel(p) !== null", arg=name, timeout=timeout_s * 1000)
+    page.wait_for_function("() => window.jupyterapp !== undefined", timeout=ms)
+    page.evaluate("ms => window.__nbtest.within(Promise.all([window.jupyterapp.started, "
+                  "window.jupyterapp.restored]), ms, 'JupyterLab start')", ms)
+    deadline = time.monotonic() + timeout_s
+    while True:
+        state = page.evaluate("p => [window.__nbtest.status(p), window.__nbtest.dialogs()]", name)
+        status, dialogs = state
+        if dialogs:
+            if any("Select Kernel" in d for d in dialogs):
+                page.locator(".jp-Dialog .jp-mod-accept").first.click()
+            else:
+                raise AssertionError(f"{name}: JupyterLab shows a dialog: {dialogs}")
+        elif status == "idle":
+            break
+        if time.monotonic() > deadline:
+            raise AssertionError(f"{name}: kernel not idle after {timeout_s} s (status {status!r})")
+        page.wait_for_timeout(200)
     page.evaluate(
-        """async p => { const panel = window.__nbtest.panel(p);
-                        await panel.context.ready; await panel.sessionContext.ready;
-                        window.jupyterapp.shell.activateById(panel.id); }""", name)
-    page.wait_for_function("p => window.__nbtest.status(p) === 'idle'", arg=name,
-                           timeout=timeout_s * 1000)
+        """([p, ms]) => { const panel = window.__nbtest.panel(p);
+                          window.jupyterapp.shell.activateById(panel.id);
+                          return window.__nbtest.within(panel.context.ready, ms, 'document ready'); }""",
+        [name, ms])
 
 
 def run_all(page, name: str, timeout_s: float = 300) -> NotebookRun:
-    """Run All Cells through the command registry; wait until every code cell ran."""
+    """Run All Cells through the command registry; return once the kernel processed every cell.
+
+    JupyterLab sends all the cells' execute requests at once, and its run-all promise
+    settles as soon as ANY reply is not "ok" -- also for a cell tagged ``raises-exception``,
+    while the kernel is still working through the rest. So "done" is decided by the
+    kernel instead: after the command settles, one more (silent, empty) execute request
+    is queued; the kernel answers requests in order, so its reply means every cell
+    before it was executed (or aborted, after an untagged error).
+    """
+    ms = int(timeout_s * 1000)
     start = time.monotonic()
     page.evaluate(
         """p => { window.__runAllResult = undefined;
@@ -186,18 +220,21 @@ def run_all(page, name: str, timeout_s: float = 300) -> NotebookRun:
                   window.jupyterapp.commands.execute('notebook:run-all-cells').then(
                       r => { window.__runAllResult = {ok: true, value: String(r)}; },
                       e => { window.__runAllResult = {ok: false, value: String(e)}; }); }""", name)
-    page.wait_for_function("() => window.__runAllResult !== undefined", timeout=timeout_s * 1000)
-    # The command resolves when the last execute reply arrives; outputs and the idle
-    # status can trail it by a few messages.
+    page.wait_for_function("() => window.__runAllResult !== undefined", timeout=ms)
+    result = page.evaluate("() => window.__runAllResult")
+    assert result["ok"], f"{name}: notebook:run-all-cells failed: {result['value']}"
+    page.evaluate(
+        """([p, ms]) => { const kernel = window.__nbtest.panel(p).sessionContext.session.kernel;
+                          const future = kernel.requestExecute(
+                              {code: '', silent: true, store_history: false, stop_on_error: false});
+                          return window.__nbtest.within(future.done, ms, 'kernel queue drained'); }""",
+        [name, ms])
     page.wait_for_function(
         """p => window.__nbtest.status(p) === 'idle' &&
                window.__nbtest.cells(p).every(c => !c.running)""",
-        arg=name, timeout=timeout_s * 1000)
-    run = NotebookRun(name=name, cells=page.evaluate("p => window.__nbtest.cells(p)", name),
-                      seconds=time.monotonic() - start)
-    result = page.evaluate("() => window.__runAllResult")
-    assert result["ok"], f"{name}: notebook:run-all-cells failed: {result['value']}"
-    return run
+        arg=name, timeout=ms)
+    return NotebookRun(name=name, cells=page.evaluate("p => window.__nbtest.cells(p)", name),
+                       seconds=time.monotonic() - start)
 
 
 def problems(run: NotebookRun, tags: dict[int, list[str]]) -> list[str]:
@@ -347,8 +384,51 @@ def move_slider(page, info: dict, how: str, budget_s: float, shots: Path | None,
                         seconds=seconds, screenshot=shot)
 
 
+_CHECKBOXES_JS = """() => Array.from(document.querySelectorAll('.jp-Notebook .widget-checkbox'))
+    .filter(c => c.querySelector('input[type="checkbox"]') && !c.querySelector('input').disabled)
+    .map((c, k) => { c.dataset.nbtestCheckbox = String(k);
+      return {k, cell: Number(c.closest('.jp-Cell').dataset.nbtestIndex), label: c.textContent.trim()}; })"""
+
+_CHECKBOX_DRIVEN_JS = _DRIVEN_JS.replace("[data-nbtest-slider=", "[data-nbtest-checkbox=").replace(
+    "n.closest('.widget-slider')", "(n.closest('.widget-slider') || n.closest('.widget-checkbox'))")
+
+
+def checkboxes(page) -> list[dict]:
+    return page.evaluate(_CHECKBOXES_JS)
+
+
+def toggle_checkbox(page, info: dict, budget_s: float) -> SliderResult:
+    """Click a checkbox like a learner; report whether what it drives changed (and how fast)."""
+    k = info["k"]
+    box = page.locator(f'[data-nbtest-checkbox="{k}"] input[type="checkbox"]').first
+    box.scroll_into_view_if_needed()
+    page.wait_for_timeout(300)
+    state = lambda: str(box.is_checked())  # noqa: E731
+    before_state = state()
+    before = hashlib.sha256(page.evaluate(_CHECKBOX_DRIVEN_JS, k).encode()).hexdigest()
+    start = time.monotonic()
+    box.click()
+    seconds = None
+    while time.monotonic() - start < 2 * budget_s + 3:
+        if hashlib.sha256(page.evaluate(_CHECKBOX_DRIVEN_JS, k).encode()).hexdigest() != before:
+            seconds = time.monotonic() - start
+            break
+        page.wait_for_timeout(50)
+    return SliderResult(cell=info["cell"], label=info["label"], how="click", readout_before=before_state,
+                        readout_after=state(), driven_changed=seconds is not None, seconds=seconds)
+
+
 def screenshot_cell_output(page, cell: int, path: Path) -> Path:
     page.locator(f'.jp-Cell[data-nbtest-index="{cell}"] .jp-Cell-outputArea').first.screenshot(path=path)
+    return path
+
+
+def screenshot_lab_at_cell(page, cell: int, path: Path) -> Path:
+    """The whole JupyterLab window, scrolled so that ``cell``'s output is in view."""
+    page.locator(f'.jp-Cell[data-nbtest-index="{cell}"]').first.evaluate(
+        "n => n.scrollIntoView({block: 'start'})")
+    page.wait_for_timeout(200)
+    page.screenshot(path=path)
     return path
 
 

@@ -94,9 +94,19 @@ def test_notebook_runs_and_widgets_respond(page, lab_server, artifacts_dir, widg
             assert res.seconds <= widget_budget_s, (
                 f"{name}: slider '{res.label}' moved by {how}: the view took {res.seconds:.2f} s "
                 f"to update (budget {widget_budget_s} s)")
-    record["sliders"] = [
+    for info in lab.checkboxes(page):
+        res = lab.toggle_checkbox(page, info, widget_budget_s)
+        results.append(res)
+        assert res.readout_after != res.readout_before, f"{name}: checkbox '{res.label}' did not toggle"
+        assert res.driven_changed, (
+            f"{name}: checkbox '{res.label}' (cell {res.cell}) toggled but nothing it drives changed")
+        assert res.seconds <= widget_budget_s, (
+            f"{name}: checkbox '{res.label}': the view took {res.seconds:.2f} s (budget {widget_budget_s} s)")
+    record["controls"] = [
         {"cell": r.cell, "label": r.label, "how": r.how, "from": r.readout_before,
          "to": r.readout_after, "seconds": round(r.seconds, 3)} for r in results]
+    if found:
+        lab.screenshot_lab_at_cell(page, found[0]["cell"], artifacts_dir / f"{stem}-lab.png")
     assert not lab.widget_display_errors(page)
 
 
