@@ -225,15 +225,21 @@ def test_peak_memory_is_blockwise_not_quadratic():
 
 
 def test_benchmarks_help_and_smallest_figure_run():
+    # Subprocesses with cwd = the repository, so `benchmarks` (not an installed package) is importable.
     res = subprocess.run([sys.executable, "-m", "benchmarks", "--help"], cwd=ROOT, capture_output=True,
                          text=True, timeout=120)
     assert res.returncode == 0, res.stderr
     assert "--quick" in res.stdout
-    from benchmarks.attention import measure
-
-    rows = measure(sizes=(32,), d_k=8, repeats=1, torch_too=False)
-    assert {r["path"] for r in rows} >= {"plain", "blockwise"}
-    assert all(r["seconds"] > 0 and r["peak_bytes"] > 0 for r in rows)
+    code = (
+        "from benchmarks.attention import measure, report\n"
+        "rows = measure(sizes=(32,), d_k=8, repeats=1, torch_too=False)\n"
+        "assert {r['path'] for r in rows} == {'plain', 'blockwise'}, rows\n"
+        "assert all(r['seconds'] > 0 and r['peak_bytes'] > 0 and r['max_abs_err'] < 1e-5 for r in rows)\n"
+        "print(report(rows, gemm=100.0, d_k=8))\n"
+    )
+    res = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert res.returncode == 0, res.stderr
+    assert "blockwise" in res.stdout and "x plain" in res.stdout
 
 
 @pytest.mark.parametrize("causal", [False, True])
