@@ -60,3 +60,12 @@ def test_multi_head_check(capsys):
 
     assert not check_multi_head(heads_reversed)
     assert "case 2/3" in capsys.readouterr().out
+
+
+def test_checks_never_print_expected_values(capsys):
+    check_split_heads(lambda Y, h: np.zeros((h, Y.shape[0], Y.shape[1] // h)))
+    check_multi_head(lambda X, W_Q, W_K, W_V, W_O, n_heads: np.zeros((X.shape[0], W_O.shape[1])))
+    out = capsys.readouterr().out
+    assert out.count("❌") == 2
+    assert "[[" not in out and "array(" not in out
+    assert "3.0" not in out and "7.0" not in out        # entries of the arange case's expected split
