@@ -271,6 +271,11 @@ def test_naive_and_small_multiples_draw():
     assert len(plt.get_fignums()) == n_before  # the naive path closes its figure
     fig = small_multiples((16, 1024), T=8)
     assert len(fig.axes) == 4
+    # each panel's title carries the readouts of the same compute() view (in the title, so no bar is hidden)
+    for ax, (d_k, scaled) in zip(fig.axes, [(16, False), (1024, False), (16, True), (1024, True)]):
+        v = compute(d_k, 1.0, scaled, 0, T=8)
+        assert f"max {v.max_weight:.3f}" in ax.get_title() and f"||J|| {v.jacobian_norm:.1e}" in ax.get_title()
+        assert not ax.texts
     plt.close(fig)
 
 
