@@ -10,7 +10,7 @@ Figures
   4  peak memory of each of the above
 
 Ratios, not absolute times, are the result: both sides of each ratio run in the same
-process, interleaved, on the same threads (numpy's BLAS and PyTorch pinned to 2).
+process, taking turns, on the same threads (numpy's BLAS and PyTorch pinned to 2).
 Timings vary with machine load; no test ever asserts on them.
 
 OPENBLAS_CORETYPE / OPENBLAS_L2_SIZE, when set, force an OpenBLAS kernel (e.g. Haswell
