@@ -20,6 +20,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from ._validate import as_real_array, describe
+from .softmax import is_distribution  # re-exported: 2.1 introduces the idea
 
 __all__ = [
     "AXES",
@@ -122,25 +123,6 @@ def static_embeddings(tokens: Sequence[str], vocab: Mapping[str, np.ndarray] | N
     if len({r.shape for r in rows}) != 1:
         raise ValueError(f"the vocabulary's vectors differ in length: {sorted({r.shape for r in rows})}.")
     return np.stack(rows)
-
-
-def is_distribution(weights, atol: float = 1e-6) -> bool:
-    """True if every row (last axis) of ``weights`` is non-negative and sums to 1.
-
-    Parameters
-    ----------
-    weights : array_like, shape (..., T)
-    atol : float
-        Tolerance on each row sum and on negativity.
-
-    Returns
-    -------
-    bool
-    """
-    w = as_real_array("weights", weights, min_ndim=1, expected="(..., T)")
-    if w.shape[-1] == 0:
-        return False
-    return bool(np.all(w >= -atol) and np.allclose(w.sum(axis=-1), 1.0, rtol=0.0, atol=atol))
 
 
 def contextual_mix(weights, vectors) -> np.ndarray:

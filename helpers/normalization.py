@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._validate import as_real_array, describe
+from .softmax import is_distribution
 
 __all__ = ["is_row_stochastic", "convex_hull_2d", "in_convex_hull_2d"]
 
@@ -35,7 +36,7 @@ def is_row_stochastic(A, atol: float = 1e-6) -> bool:
     bool
     """
     arr = as_real_array("A", A, min_ndim=2, expected="(..., T_q, T_k)")
-    return bool(np.all(arr >= 0) and np.allclose(arr.sum(axis=-1), 1.0, rtol=0.0, atol=atol))
+    return is_distribution(arr, atol=atol)
 
 
 def _cross(o, a, b) -> float:

@@ -13,7 +13,7 @@ import numpy as np
 
 from ._validate import as_real_array, describe
 
-__all__ = ["softmax", "softmax_jacobian", "entropy"]
+__all__ = ["softmax", "softmax_jacobian", "entropy", "is_distribution"]
 
 
 def softmax(x, axis: int = -1) -> np.ndarray:
@@ -119,3 +119,26 @@ def entropy(p, axis: int = -1) -> np.ndarray:
         raise ValueError(f"p must be non-negative probabilities; got a negative entry ({describe(arr)}).")
     safe = np.where(arr > 0, arr, 1)
     return -np.sum(np.where(arr > 0, arr * np.log(safe), 0), axis=axis)
+
+
+def is_distribution(weights, atol: float = 1e-6) -> bool:
+    """True if every row (last axis) of ``weights`` is non-negative and sums to 1.
+
+    The assert that every attention row must pass; it also catches softmax taken
+    along the wrong axis, where shapes are identical and only the row sums differ.
+
+    Parameters
+    ----------
+    weights : array_like, shape (..., T)
+    atol : float
+        Tolerance on each row sum and on negativity.
+
+    Returns
+    -------
+    bool
+        False for an empty last axis.
+    """
+    w = as_real_array("weights", weights, min_ndim=1, expected="(..., T)")
+    if w.shape[-1] == 0:
+        return False
+    return bool(np.all(w >= -atol) and np.allclose(w.sum(axis=-1), 1.0, rtol=0.0, atol=atol))
