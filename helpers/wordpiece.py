@@ -60,9 +60,11 @@ def _is_whitespace(ch: str) -> bool:
 
 
 def _is_control(ch: str) -> bool:
+    # Every "other" category (Cc, Cf, Cn, Co, Cs) is dropped, as BERT's original tokenizer
+    # and Hugging Face's BertNormalizer do; tab, newline and CR count as whitespace instead.
     if ch in "\t\n\r":
         return False
-    return unicodedata.category(ch) in ("Cc", "Cf")
+    return unicodedata.category(ch).startswith("C")
 
 
 def _is_punctuation(ch: str) -> bool:

@@ -17,6 +17,8 @@ def test_basic_tokenize_splits_punctuation_and_lowercases():
     assert basic_tokenize("a$b^c`d") == ["a", "$", "b", "^", "c", "`", "d"]  # ASCII symbols count as punctuation
     assert basic_tokenize("机器人ok") == ["机", "器", "人", "ok"]           # CJK characters stand alone
     assert basic_tokenize("x\x00y\u200bz") == ["xyz"]                      # NUL and format characters dropped
+    assert basic_tokenize("a\ue000b\U000e0001c\x7fd") == ["abcd"]         # private-use, tag and DEL characters too
+    assert basic_tokenize("a\u00a0b\u3000c") == ["a", "b", "c"]             # Unicode space separators split
     with pytest.raises(TypeError, match="text"):
         basic_tokenize(b"bytes")
 
