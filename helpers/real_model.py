@@ -310,6 +310,23 @@ class MiniLM(NamedTuple):
         enc = self.tokenizer.encode(text)
         return enc.tokens, encoder_forward(self.weights, np.array(enc.ids), self.config, mask=mask)
 
+    def margins(self, text: str, pronoun: str, a: str, b: str) -> np.ndarray:
+        """:func:`referent_margin` of ``text``: weight ``pronoun -> a`` minus ``pronoun -> b`` in every head.
+
+        Each word must be one whole token of ``text`` (its first occurrence is used).
+
+        Returns
+        -------
+        numpy.ndarray, shape (n_layers, n_heads)
+        """
+        tokens, out = self.run(text)
+        idx = []
+        for name, word in (("pronoun", pronoun), ("a", a), ("b", b)):
+            if word not in tokens:
+                raise ValueError(f"{name}={word!r} is not a whole token of {text!r}; its tokens are {tokens}.")
+            idx.append(tokens.index(word))
+        return referent_margin(out.attentions, *idx)
+
     def embed(self, text: str) -> np.ndarray:
         """The sentence embedding, shape (384,), unit norm (mean pooling + L2 normalisation)."""
         return mean_pool_normalize(self.run(text)[1].last_hidden)

@@ -86,6 +86,17 @@ def test_it_representation_depends_on_context_only_after_layer_0(model):
     assert np.linalg.norm(o1.hidden_states[-1, i] - o2.hidden_states[-1, i]) > 0.1   # context changes it
 
 
+def test_margins_method_indexes_the_first_occurrence_and_names_bad_words(model):
+    tokens, out = model.run(SENTENCES[0])
+    m = model.margins(SENTENCES[0], "it", "animal", "street")
+    A = out.attentions
+    assert m.shape == (6, 12)
+    assert m[3, 1] == A[3, 1, 10, 2] - A[3, 1, 10, 8]                       # it=10, animal=2, street=8
+    np.testing.assert_array_equal(model.margins(SENTENCES[0], "it", "the", "the"), 0.0)   # same key twice
+    with pytest.raises(ValueError, match=r"a='councilmen' is not a whole token.*'council', '##men'"):
+        model.margins("The councilmen refused because they feared it.", "they", "councilmen", "it")
+
+
 # --- fetch / verify, with fakes (no network, no real weights needed) ---------------------------
 
 def _fake_model_dir(d, model_bytes=b"not the model"):
