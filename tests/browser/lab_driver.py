@@ -200,6 +200,8 @@ def open_notebook(page, server, name: str, timeout_s: float = 120) -> None:
                           window.jupyterapp.shell.activateById(panel.id);
                           return window.__nbtest.within(panel.context.ready, ms, 'document ready'); }""",
         [name, ms])
+    # More room for the notebook (and for screenshots): fold the file browser away.
+    page.evaluate("() => window.jupyterapp.shell.collapseLeft()")
 
 
 def run_all(page, name: str, timeout_s: float = 300) -> NotebookRun:
@@ -339,13 +341,26 @@ def _handle_room(page, k: int) -> str:
                   return (max - now) >= (now - min) ? 'right' : 'left'; }""", k)
 
 
-def _wait_change(page, k: int, before: str, start: float, budget_s: float, grace_s: float) -> float | None:
-    """Seconds from ``start`` until the driven fingerprint differs from ``before`` (None if never)."""
-    while time.monotonic() - start < budget_s + grace_s:
-        if _fingerprint(page, k) != before:
-            return time.monotonic() - start
-        page.wait_for_timeout(50)
-    return None
+def _wait_settled(fingerprint, before: str, start: float, budget_s: float, grace_s: float,
+                  quiet_s: float = 0.6) -> float | None:
+    """Seconds from ``start`` until the driven view changed from ``before`` for the LAST
+    time, i.e. stayed unchanged for ``quiet_s`` afterwards (None if it never changed).
+
+    A drag sends several values while the handle moves (``continuous_update``); the
+    learner waits for the view of the value where the handle was released, so the time
+    that counts is the last change, not the first one.
+    """
+    last_print, last_change = before, None
+    while True:
+        now = time.monotonic()
+        current = fingerprint()
+        if current != last_print:
+            last_print, last_change = current, now
+        if last_change is not None and now - last_change >= quiet_s:
+            return last_change - start
+        if now - start > budget_s + grace_s:
+            return None if last_change is None else last_change - start
+        time.sleep(0.05)
 
 
 def move_slider(page, info: dict, how: str, budget_s: float, shots: Path | None, stem: str) -> SliderResult:
@@ -373,7 +388,7 @@ def move_slider(page, info: dict, how: str, budget_s: float, shots: Path | None,
         page.mouse.up()
     # Allow twice the budget before giving up, so a slow change is reported with its
     # real time (and then fails the budget assertion) instead of as "never".
-    seconds = _wait_change(page, k, before, start, budget_s, grace_s=budget_s + 3)
+    seconds = _wait_settled(lambda: _fingerprint(page, k), before, start, budget_s, grace_s=budget_s + 3)
     readout_after = _readout(page, k)
     shot = None
     if shots is not None:
@@ -408,12 +423,8 @@ def toggle_checkbox(page, info: dict, budget_s: float) -> SliderResult:
     before = hashlib.sha256(page.evaluate(_CHECKBOX_DRIVEN_JS, k).encode()).hexdigest()
     start = time.monotonic()
     box.click()
-    seconds = None
-    while time.monotonic() - start < 2 * budget_s + 3:
-        if hashlib.sha256(page.evaluate(_CHECKBOX_DRIVEN_JS, k).encode()).hexdigest() != before:
-            seconds = time.monotonic() - start
-            break
-        page.wait_for_timeout(50)
+    seconds = _wait_settled(lambda: hashlib.sha256(page.evaluate(_CHECKBOX_DRIVEN_JS, k).encode()).hexdigest(),
+                            before, start, budget_s, grace_s=budget_s + 3)
     return SliderResult(cell=info["cell"], label=info["label"], how="click", readout_before=before_state,
                         readout_after=state(), driven_changed=seconds is not None, seconds=seconds)
 

@@ -79,6 +79,8 @@ def test_notebook_runs_and_widgets_respond(page, lab_server, artifacts_dir, widg
     found = [s for s in lab.sliders(page) if not s["disabled"]]
     if name in MUST_HAVE_SLIDERS:
         assert found, f"{name}: expected at least one slider, found none"
+    if found:  # the learner's first view of the widget, before anything is moved
+        lab.screenshot_lab_at_cell(page, found[0]["cell"], artifacts_dir / f"{stem}-lab.png")
     results = []
     for info in found:
         for how in ("keyboard", "mouse"):
@@ -105,8 +107,6 @@ def test_notebook_runs_and_widgets_respond(page, lab_server, artifacts_dir, widg
     record["controls"] = [
         {"cell": r.cell, "label": r.label, "how": r.how, "from": r.readout_before,
          "to": r.readout_after, "seconds": round(r.seconds, 3)} for r in results]
-    if found:
-        lab.screenshot_lab_at_cell(page, found[0]["cell"], artifacts_dir / f"{stem}-lab.png")
     assert not lab.widget_display_errors(page)
 
 
