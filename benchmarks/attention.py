@@ -37,7 +37,7 @@ __all__ = ["gemm_rate", "measure", "memory_at", "main"]
 SIZES = (512, 1024, 2048, 4096)
 D_K = 64
 _BLOCKS = 3  # turns per path
-_SETTLE = 0.12  # seconds of pause before each block
+_SETTLE = 0.1  # seconds of pause before each block
 
 
 def _torch():

@@ -172,8 +172,8 @@ def blockwise_attention(
     (the ones column makes the second matrix product also produce the row sums
     ``l``), the output, and per worker thread one tile of ``query_block x block_size``
     scores (plus its boolean causal mask on diagonal tiles). At T = 16384, d_k = 64
-    that is about 14 MiB, where the plain path holds 3 GiB (S, exp(S) and the weights,
-    1 GiB each).
+    that is about 15 MiB, where the plain path peaks at 3 GiB (three T x T float32
+    arrays alive at once inside the score and softmax steps).
     """
     Q, K, V = _check_qkv(Q, K, V)
     s = _check_scale(scale, Q.shape[-1])
