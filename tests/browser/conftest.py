@@ -282,8 +282,9 @@ def page(request, browser_context, lab_server, artifacts_dir):
 
 
 @pytest.fixture(scope="session")
-def artifacts_dir() -> Path:
-    """Fresh per run: stale screenshots from an earlier run would mislead."""
+def artifacts_dir(chromium_path) -> Path:
+    """Fresh per run that can run (a skipped run keeps the last screenshots): stale
+    screenshots from an earlier run would mislead."""
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     for old in list(ARTIFACTS.glob("*.png")) + list(ARTIFACTS.glob("*.json")):
         old.unlink()
