@@ -25,6 +25,12 @@ def _pyproject():
     return out
 
 
+# conda-forge names that differ from the PyPI name of the same package.
+CONDA_TO_PYPI = {
+    "playwright-python": "playwright",  # conda-forge ships the Python package under this name
+}
+
+
 def _conda():
     env = yaml.safe_load((ROOT / "environment.yml").read_text(encoding="utf-8"))
     out, pip = {}, []
@@ -33,6 +39,7 @@ def _conda():
             pip += dep.get("pip", [])
         else:
             name, spec = _norm(dep)
+            name = CONDA_TO_PYPI.get(name, name)
             if name != "pip":
                 out[name] = spec
     return out, pip
