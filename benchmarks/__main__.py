@@ -55,6 +55,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"note: OPENBLAS_CORETYPE={os.environ['OPENBLAS_CORETYPE']} forces that OpenBLAS kernel; "
               "run with `env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE` for the CPU's own kernel")
     memory = []
+    failed: list[str] = []
 
     if not args.no_explorer:
         print("\n== Figure 1: saturation-explorer update vs naive interact (new figure per move) ==", flush=True)
@@ -64,9 +65,14 @@ def main(argv: list[str] | None = None) -> int:
             print(f"MISSING: benchmarks.explorer.main is not available ({exc}); figure 1 not measured")
         else:
             before = _rss_mib()
-            explorer_main()
-            memory.append(("explorer figure (whole process)", f"peak RSS grew {_rss_mib() - before:.0f} MiB "
-                                                               f"to {_rss_mib():.0f} MiB"))
+            try:
+                explorer_main()
+            except Exception as exc:  # one broken figure must not hide the others
+                failed.append("1")
+                print(f"FAILED: figure 1 raised {type(exc).__name__}: {exc}")
+            else:
+                memory.append(("explorer figure (whole process)", f"peak RSS grew {_rss_mib() - before:.0f} MiB "
+                                                                   f"to {_rss_mib():.0f} MiB"))
 
     if not (args.no_suite or args.quick):
         from . import suite
@@ -94,8 +100,11 @@ def main(argv: list[str] | None = None) -> int:
         print("\n== Figure 4 (summary): peak memory ==")
         for what, value in memory:
             print(f"{what:<42} {value}")
-    print(f"\ntotal {time.perf_counter() - start:.0f} s")
-    return 0
+    print(f"\ntotal {time.perf_counter() - start:.0f} s; load average "
+          f"{' '.join(f'{x:.2f}' for x in os.getloadavg())} at the end")
+    if failed:
+        print(f"figures that failed: {', '.join(failed)}")
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":

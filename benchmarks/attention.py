@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import gc
 import json
-import resource
 import statistics
 import subprocess
 import sys
