@@ -1,0 +1,90 @@
+"""The browser harness's own decisions, checked without a browser (these always run).
+
+What counts as a problem after Run All, and which notebooks count as having widgets,
+decides whether the browser suite can fail at all -- so it is tested on hand-made cases.
+"""
+
+from __future__ import annotations
+
+import nbformat
+import pytest
+
+import lab_driver as lab
+
+
+def _cell(i, *, outputs=(), tags=(), count=1, empty=False, kind="code"):
+    return {"index": i, "type": kind, "tags": list(tags), "empty": empty, "executionCount": count,
+            "running": False, "outputs": list(outputs)}
+
+
+def _out(output_type, name=None, text="", ename=None):
+    return {"output_type": output_type, "name": name, "ename": ename, "evalue": "boom" if ename else None,
+            "text": text, "mimes": []}
+
+
+def _problems(*cells):
+    run = lab.NotebookRun(name="x.ipynb", cells=list(cells))
+    return lab.problems(run, {c["index"]: c["tags"] for c in cells})
+
+
+def test_clean_run_has_no_problems():
+    assert _problems(_cell(0, outputs=[_out("stream", "stdout", "ok")]),
+                     _cell(1, kind="markdown", count=None)) == []
+
+
+def test_untagged_error_is_a_problem():
+    (msg,) = _problems(_cell(0, outputs=[_out("error", ename="ValueError")]))
+    assert msg.startswith("cell 0: ValueError: boom")
+
+
+def test_tagged_error_is_expected_and_required():
+    assert _problems(_cell(0, tags=["raises-exception"], outputs=[_out("error", ename="ValueError")])) == []
+    (msg,) = _problems(_cell(0, tags=["raises-exception"], outputs=[]))
+    assert "raised nothing" in msg
+
+
+def test_stderr_needs_shows_warning():
+    warn = _out("stream", "stderr", "UserWarning: careful")
+    assert "unexpected stderr" in _problems(_cell(0, outputs=[warn]))[0]
+    assert _problems(_cell(0, tags=["shows-warning"], outputs=[warn])) == []
+
+
+def test_unexecuted_code_cell_is_a_problem_but_empty_cells_are_not():
+    assert "not executed" in _problems(_cell(3, count=None))[0]
+    assert _problems(_cell(3, count=None, empty=True)) == []
+
+
+def test_probe_notebooks(tmp_path):
+    good = lab.make_probe_notebook(tmp_path / "good.ipynb")
+    bad = lab.make_probe_notebook(tmp_path / "bad.ipynb", broken=True)
+    assert lab.has_widget(good) and lab.has_widget(bad)
+    assert "raise RuntimeError('broken callback')" in bad.read_text()
+    assert "broken callback" not in good.read_text()
+    assert lab.notebook_tags(good)[3] == ["raises-exception"]
+
+
+@pytest.mark.parametrize("source, expected", [
+    ("import ipywidgets as widgets", True),
+    ("from ipywidgets import IntSlider", True),
+    ("from helpers.saturation import saturation_explorer", True),
+    ("from helpers.causal_view import causal_widget", True),
+    ("import numpy as np\nprint('no widgets here')", False),
+    ("# import ipywidgets  (commented out)", False),
+])
+def test_widget_detection_from_sources(tmp_path, source, expected):
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell(source)]
+    path = tmp_path / "n.ipynb"
+    nbformat.write(nb, path)
+    assert lab.has_widget(path) is expected
+
+
+def test_widget_detection_from_saved_widget_output(tmp_path):
+    nb = nbformat.v4.new_notebook()
+    cell = nbformat.v4.new_code_cell("explorer.widget")
+    cell.outputs = [nbformat.v4.new_output("display_data", data={
+        "text/plain": "VBox(...)", lab.WIDGET_MIME: {"model_id": "abc", "version_major": 2, "version_minor": 0}})]
+    nb.cells = [cell]
+    path = tmp_path / "n.ipynb"
+    nbformat.write(nb, path)
+    assert lab.has_widget(path)
