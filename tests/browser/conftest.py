@@ -180,9 +180,13 @@ def lab_server(tmp_path_factory, chromium_path) -> LabServer:
         "JUPYTERLAB_SETTINGS_DIR": str(dirs["user-settings"]),
         "JUPYTERLAB_WORKSPACES_DIR": str(dirs["workspaces"]),
         "JUPYTER_PLATFORM_DIRS": "1",
-        "PYTHONWARNINGS": "ignore",  # server-side deprecation chatter is not under test
     })
     env.pop("JUPYTER_PATH", None)
+    # A fresh machine builds matplotlib's font cache on the first import, and after 5 s
+    # matplotlib logs "building the font cache" to stderr -- in the first plotting cell,
+    # where it would read as an unexpected warning. Build it before any kernel starts.
+    subprocess.run([sys.executable, "-c", "import matplotlib.font_manager"], env=env, check=True,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=300)
     port, token = _free_port(), secrets.token_hex(16)
     cmd = [
         sys.executable, "-m", "jupyterlab",
