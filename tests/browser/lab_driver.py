@@ -138,6 +138,7 @@ class SliderResult:
     driven_changed: bool
     seconds: float | None
     screenshot: Path | None = None
+    direction: str | None = None
 
 
 @dataclass
@@ -363,14 +364,18 @@ def _wait_settled(fingerprint, before: str, start: float, budget_s: float, grace
         time.sleep(0.05)
 
 
-def move_slider(page, info: dict, how: str, budget_s: float, shots: Path | None, stem: str) -> SliderResult:
-    """Move slider ``info`` by keyboard or mouse; report whether what it drives changed."""
+def move_slider(page, info: dict, how: str, budget_s: float, shots: Path | None, stem: str,
+                direction: str | None = None) -> SliderResult:
+    """Move slider ``info`` by keyboard or mouse; report whether what it drives changed.
+
+    ``direction`` ('left' / 'right') defaults to the side with more room.
+    """
     k = info["k"]
     handle = page.locator(f'[data-nbtest-slider="{k}"] .noUi-handle').first
     handle.scroll_into_view_if_needed()
     page.wait_for_timeout(300)  # let a previous update settle before the baseline
     readout_before, before = _readout(page, k), _fingerprint(page, k)
-    direction = _handle_room(page, k)
+    direction = direction or _handle_room(page, k)
     start = time.monotonic()
     if how == "keyboard":
         handle.focus()
@@ -392,11 +397,37 @@ def move_slider(page, info: dict, how: str, budget_s: float, shots: Path | None,
     readout_after = _readout(page, k)
     shot = None
     if shots is not None:
-        shot = shots / f"{stem}-slider{k}-{how}.png"
+        shot = shots / f"{stem}-slider{k}-{how}-{direction}.png"
         page.locator(f'.jp-Cell[data-nbtest-index="{info["cell"]}"] .jp-Cell-outputArea').first.screenshot(path=shot)
     return SliderResult(cell=info["cell"], label=info["label"], how=how, readout_before=readout_before,
                         readout_after=readout_after, driven_changed=seconds is not None,
-                        seconds=seconds, screenshot=shot)
+                        seconds=seconds, screenshot=shot, direction=direction)
+
+
+_CONTENT_JS = """async k => {
+  const slider = document.querySelector(`[data-nbtest-slider="${k}"]`);
+  const area = slider.closest('.jp-Cell').querySelector('.jp-Cell-outputArea');
+  const parts = [];
+  for (const img of area.querySelectorAll('img')) {
+    await img.decode().catch(() => null);
+    const c = document.createElement('canvas');
+    c.width = img.naturalWidth; c.height = img.naturalHeight;
+    c.getContext('2d').drawImage(img, 0, 0);
+    parts.push('px:' + c.width + 'x' + c.height + ':' + c.toDataURL('image/png'));
+  }
+  for (const n of area.querySelectorAll('.widget-html-content, .widget-output, .jp-RenderedText')) {
+    if (!n.closest('.widget-slider')) parts.push('txt:' + n.textContent);
+  }
+  return parts;
+}"""
+
+
+def content(page, k: int) -> list[str]:
+    """What slider ``k`` drives, by VALUE: the decoded pixels of every image (not its
+    blob URL, which is new on every update) and the texts. Equal for equal views."""
+    return [(part if not part.startswith("px:") else part.split(":data:")[0]) [:200]
+            + " sha256:" + hashlib.sha256(part.encode()).hexdigest()[:16]
+            for part in page.evaluate(_CONTENT_JS, k)]
 
 
 _CHECKBOXES_JS = """() => Array.from(document.querySelectorAll('.jp-Notebook .widget-checkbox'))

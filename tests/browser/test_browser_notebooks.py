@@ -5,7 +5,9 @@ that every code cell ran and nothing shows an error (cells tagged ``raises-excep
 may show theirs; ``shows-warning`` cells may write to stderr). For a notebook with
 widgets: every widget view renders (no "Error displaying widget") and every slider,
 moved with the keyboard and with a mouse drag, changes what it drives (an image or a
-text readout) within ``BROWSER_WIDGET_BUDGET_S`` seconds (default 2).
+text readout) and the view settles within ``BROWSER_WIDGET_BUDGET_S`` seconds (default
+2); moved back by keyboard to its first value, the view is pixel-for-pixel the first
+one again (no stale or out-of-order render). Every checkbox is clicked the same way.
 
 A probe notebook with a known-good slider -> Image widget proves the harness itself,
 and its broken twin (the callback raises) proves the harness can fail.
@@ -83,9 +85,15 @@ def test_notebook_runs_and_widgets_respond(page, lab_server, artifacts_dir, widg
         lab.screenshot_lab_at_cell(page, found[0]["cell"], artifacts_dir / f"{stem}-lab.png")
     results = []
     for info in found:
-        for how in ("keyboard", "mouse"):
-            res = lab.move_slider(page, info, how, widget_budget_s, artifacts_dir, stem)
+        original = lab.content(page, info["k"])
+        there = lab.move_slider(page, info, "keyboard", widget_budget_s, artifacts_dir, stem)
+        back = lab.move_slider(page, info, "keyboard", widget_budget_s, artifacts_dir, stem,
+                               direction="left" if there.direction == "right" else "right")
+        returned = lab.content(page, info["k"])
+        drag = lab.move_slider(page, info, "mouse", widget_budget_s, artifacts_dir, stem)
+        for res in (there, back, drag):
             results.append(res)
+            how = f"{res.how} ({res.direction})"
             assert res.readout_after != res.readout_before, (
                 f"{name}: slider '{res.label}' (cell {res.cell}) did not move by {how}: "
                 f"{res.readout_before} -> {res.readout_after}")
@@ -95,7 +103,14 @@ def test_notebook_runs_and_widgets_respond(page, lab_server, artifacts_dir, widg
                 f"(image / readout) within {2 * widget_budget_s + 3:.1f} s")
             assert res.seconds <= widget_budget_s, (
                 f"{name}: slider '{res.label}' moved by {how}: the view took {res.seconds:.2f} s "
-                f"to update (budget {widget_budget_s} s)")
+                f"to settle (budget {widget_budget_s} s)")
+            if res is back:
+                # Same value again -> the same picture and text: the view shows the slider's
+                # value, not a stale or out-of-order render.
+                assert back.readout_after == there.readout_before, (there, back)
+                assert returned == original, (
+                    f"{name}: slider '{res.label}' returned to {back.readout_after} but the view "
+                    f"differs from the one first shown for that value:\nfirst: {original}\nnow:   {returned}")
     for info in lab.checkboxes(page):
         res = lab.toggle_checkbox(page, info, widget_budget_s)
         results.append(res)
@@ -105,7 +120,7 @@ def test_notebook_runs_and_widgets_respond(page, lab_server, artifacts_dir, widg
         assert res.seconds <= widget_budget_s, (
             f"{name}: checkbox '{res.label}': the view took {res.seconds:.2f} s (budget {widget_budget_s} s)")
     record["controls"] = [
-        {"cell": r.cell, "label": r.label, "how": r.how, "from": r.readout_before,
+        {"cell": r.cell, "label": r.label, "how": r.how, "direction": r.direction, "from": r.readout_before,
          "to": r.readout_after, "seconds": round(r.seconds, 3)} for r in results]
     assert not lab.widget_display_errors(page)
 
