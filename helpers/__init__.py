@@ -9,6 +9,7 @@ One small module per concept of the chapter:
 - :mod:`helpers.masking`      the causal mask                          (2.10)
 - :mod:`helpers.plotting`     labelled heatmaps and bar charts
 - :mod:`helpers.checks`       self-checks for the exercises
+- :mod:`helpers.predict`      predict-then-run questions (a locked answer, then the reveal)
 
 Every array argument is validated; bad input raises ``TypeError``/``ValueError``
 naming the argument and the shape it got.
@@ -18,6 +19,8 @@ from .attention import AttentionResult, apply_mask, scaled_dot_product_attention
 from .masking import additive_from_boolean, causal_mask
 from .projections import project_qkv
 from .scores import additive_attention_scores, dot_product_scores
+from .plotting import use_style
+from .predict import predict_choice, predict_number
 from .softmax import entropy, softmax, softmax_jacobian
 
 __version__ = "0.1.0"
@@ -30,9 +33,12 @@ __all__ = [
     "causal_mask",
     "dot_product_scores",
     "entropy",
+    "predict_choice",
+    "predict_number",
     "project_qkv",
     "scaled_dot_product_attention",
     "self_attention",
+    "use_style",
     "softmax",
     "softmax_jacobian",
 ]

@@ -15,7 +15,59 @@ import numpy as np
 
 from ._validate import as_real_array, describe
 
-__all__ = ["attention_heatmap", "weights_bar", "token_labels"]
+__all__ = [
+    "STYLE", "MIN_FONT_PT", "MAX_DISPLAY_PX", "DIVERGING_CMAP", "use_style", "displayed_text_sizes",
+    "attention_heatmap", "weights_bar", "token_labels",
+]
+
+#: The one figure style of the series: legible from the back row of a lecture hall.
+#: Every text (ticks, labels, titles, annotations, legends, colorbar labels) is at least
+#: ``MIN_FONT_PT`` at the size the figure is displayed (see :func:`displayed_text_sizes`).
+STYLE = {
+    "figure.dpi": 100,
+    "savefig.dpi": 100,
+    "figure.figsize": (7.0, 3.8),
+    "font.size": 12,
+    "axes.titlesize": 13,
+    "axes.labelsize": 12,
+    "xtick.labelsize": 11,
+    "ytick.labelsize": 11,
+    "legend.fontsize": 11,
+    "legend.title_fontsize": 11,
+    "figure.titlesize": 14,
+    "mathtext.fontset": "dejavusans",
+    "image.cmap": "viridis",
+    "lines.linewidth": 2.0,
+}
+MIN_FONT_PT = 10.0
+#: JupyterLab (and Voila) show an inline PNG at its natural size up to about this width;
+#: a wider figure is scaled down, and so is its text.
+MAX_DISPLAY_PX = 900
+#: Signed quantities (scores, differences) use a diverging colormap centred on 0.
+DIVERGING_CMAP = "RdBu_r"
+
+
+def use_style() -> None:
+    """Apply :data:`STYLE` to matplotlib's rcParams (call once in a notebook's setup cell)."""
+    plt.rcParams.update(STYLE)
+
+
+def displayed_text_sizes(fig) -> list[tuple[str, float]]:
+    """Every visible, non-empty text of ``fig`` with its size in points *as displayed*.
+
+    A figure wider than :data:`MAX_DISPLAY_PX` pixels is shrunk to fit, so its text
+    shrinks by the same factor. Returns ``[(text, displayed_pt), ...]``.
+    """
+    from matplotlib.text import Text
+
+    fig.canvas.draw()
+    width_px = fig.get_figwidth() * fig.dpi
+    shrink = min(1.0, MAX_DISPLAY_PX / width_px)
+    sizes = []
+    for t in fig.findobj(Text):
+        if t.get_visible() and t.get_text().strip() and t.get_figure() is not None:
+            sizes.append((t.get_text(), float(t.get_fontsize()) * shrink))
+    return sizes
 
 
 def token_labels(T: int, prefix: str = "t") -> list[str]:
@@ -47,6 +99,7 @@ def attention_heatmap(
     colorbar: bool = True,
     xlabel: str = "key j (attended to)",
     ylabel: str = "query i (attending)",
+    colorbar_label: str = "weight",
 ):
     """Draw a (T_q, T_k) matrix as a labelled heatmap.
 
@@ -60,6 +113,8 @@ def attention_heatmap(
     ax : matplotlib Axes, optional
     annotate : bool, optional
         Write each value in its cell; default: on when the matrix is at most 12x12.
+    colorbar_label : str
+        Label of the colorbar (pass e.g. "score" when drawing scores).
 
     Returns
     -------
@@ -72,7 +127,7 @@ def attention_heatmap(
     rows = _check_labels("row_labels", row_labels, tq)
     cols = _check_labels("col_labels", col_labels, tk)
     if ax is None:
-        _, ax = plt.subplots(figsize=(1.0 + 0.6 * tk, 0.8 + 0.5 * tq))
+        _, ax = plt.subplots(figsize=(1.6 + 0.8 * tk, 1.2 + 0.6 * tq))
     shown = np.ma.masked_invalid(A)
     im = ax.imshow(shown, cmap=cmap, vmin=vmin, vmax=vmax, aspect="auto")
     ax.set_xticks(range(tk), cols, rotation=45 if max(map(len, cols)) > 3 else 0, ha="right" if max(map(len, cols)) > 3 else "center")
@@ -92,9 +147,10 @@ def attention_heatmap(
                 v = A[i, j]
                 text = "-inf" if np.isneginf(v) else fmt.format(v)
                 color = "black" if (not np.isfinite(v) or v > mid) else "white"
-                ax.text(j, i, text, ha="center", va="center", fontsize=8, color=color)
+                ax.text(j, i, text, ha="center", va="center", fontsize=MIN_FONT_PT + 1, color=color)
     if colorbar:
-        ax.figure.colorbar(im, ax=ax, fraction=0.046, pad=0.04)
+        cb = ax.figure.colorbar(im, ax=ax, fraction=0.046, pad=0.04)
+        cb.set_label(colorbar_label)
     return im
 
 

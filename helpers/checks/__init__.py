@@ -1,10 +1,26 @@
-"""Self-checks for the exercises: ``from helpers.checks import check_softmax``.
+"""Self-checks for the exercises: ``from helpers.checks import check_softmax`` (every check).
 
 Each ``check_*`` runs a learner's function (or value) on hidden cases and prints
-a pass line, or the first failing case with a hint. It never prints the answer.
+a pass line, or the first failing case with a hint (in Chinese). It never prints the answer.
+Every module below lists its checks in ``__all__``; a test keeps this file complete.
 """
 
-from .core import Case, CheckResult, check_array, run_check
-from .softmax_checks import check_softmax
+from .core import *  # noqa: F401,F403  (Case, CheckResult, run_check, check_array)
+from .capstone import *  # noqa: F401,F403
+from .heads import *  # noqa: F401,F403
+from .lookup import *  # noqa: F401,F403
+from .masking import *  # noqa: F401,F403
+from .projections import *  # noqa: F401,F403
+from .properties import *  # noqa: F401,F403
+from .real_model_checks import *  # noqa: F401,F403
+from .saturation import *  # noqa: F401,F403
+from .softmax_checks import *  # noqa: F401,F403
+from .whole_formula import *  # noqa: F401,F403
+from .worked_example import *  # noqa: F401,F403
 
-__all__ = ["Case", "CheckResult", "check_array", "run_check", "check_softmax"]
+from . import (capstone, core, heads, lookup, masking, projections, properties, real_model_checks,  # noqa: E402
+               saturation, softmax_checks, whole_formula, worked_example)
+
+__all__ = sorted({name for mod in (core, capstone, heads, lookup, masking, projections, properties,
+                                   real_model_checks, saturation, softmax_checks, whole_formula, worked_example)
+                  for name in mod.__all__})

@@ -1,0 +1,62 @@
+"""The predict-then-run graders: pure functions, Chinese feedback, clear errors."""
+
+import pytest
+
+from helpers.predict import grade_choice, grade_number
+
+OPTS = ["不变", "变大约 4 倍", "变大约 16 倍"]
+
+
+def test_choice_right_and_wrong():
+    right = grade_choice(1, 1, OPTS, "因为 √16 = 4")
+    assert right.correct and "✅" in right.message and "因为" in right.message
+    wrong = grade_choice(2, 1, OPTS, "因为 √16 = 4")
+    assert not wrong.correct and "❌" in wrong.message and OPTS[1] in wrong.message and OPTS[2] in wrong.message
+
+
+def test_choice_nothing_picked_is_not_correct():
+    fb = grade_choice(None, 0, OPTS)
+    assert not fb.correct and "还没有" in fb.message
+
+
+@pytest.mark.parametrize("bad, err", [(3, ValueError), (-1, ValueError), (True, TypeError), (1.0, TypeError)])
+def test_choice_bad_index(bad, err):
+    with pytest.raises(err, match="choice"):
+        grade_choice(bad, 0, OPTS)
+
+
+def test_choice_bad_options():
+    with pytest.raises(ValueError, match="at least 2"):
+        grade_choice(0, 0, ["only"])
+    with pytest.raises(ValueError, match="distinct"):
+        grade_choice(0, 0, ["a", "a"])
+    with pytest.raises(TypeError, match="options"):
+        grade_choice(0, 0, "ab")
+
+
+def test_number_tolerance_both_sides():
+    assert grade_number(1.05, 1.0, rel_tol=0.1).correct
+    assert grade_number(0.95, 1.0, rel_tol=0.1).correct
+    hi = grade_number(1.2, 1.0, rel_tol=0.1)
+    lo = grade_number(0.8, 1.0, rel_tol=0.1)
+    assert not hi.correct and "偏大" in hi.message
+    assert not lo.correct and "偏小" in lo.message
+    assert grade_number(0.004, 0.0, abs_tol=0.01).correct
+    assert not grade_number(0.02, 0.0, abs_tol=0.01).correct
+
+
+def test_number_bad_arguments():
+    with pytest.raises(ValueError, match="rel_tol"):
+        grade_number(1.0, 1.0, rel_tol=0.0, abs_tol=0.0)
+    with pytest.raises(TypeError, match="value"):
+        grade_number(float("nan"), 1.0)
+    assert not grade_number(None, 1.0).correct
+
+
+def test_widgets_build_without_error():
+    import helpers as H
+
+    H.predict_choice("问题？", OPTS, answer=1, explanation="解释。")
+    H.predict_number("问题？", 2.0, explanation="解释。", rel_tol=0.05)
+    with pytest.raises(ValueError, match="answer"):
+        H.predict_choice("问题？", OPTS, answer=5, explanation="解释。")
