@@ -7,20 +7,23 @@ Every module below lists its checks in ``__all__``; a test keeps this file compl
 
 from .core import *  # noqa: F401,F403  (Case, CheckResult, run_check, check_array)
 from .capstone import *  # noqa: F401,F403
+from .decode import *  # noqa: F401,F403
 from .heads import *  # noqa: F401,F403
 from .lookup import *  # noqa: F401,F403
 from .masking import *  # noqa: F401,F403
 from .projections import *  # noqa: F401,F403
 from .properties import *  # noqa: F401,F403
 from .real_model_checks import *  # noqa: F401,F403
+from .reparam import *  # noqa: F401,F403
 from .saturation import *  # noqa: F401,F403
 from .softmax_checks import *  # noqa: F401,F403
+from .temperature import *  # noqa: F401,F403
 from .whole_formula import *  # noqa: F401,F403
 from .worked_example import *  # noqa: F401,F403
 
-from . import (capstone, core, heads, lookup, masking, projections, properties, real_model_checks,  # noqa: E402
-               saturation, softmax_checks, whole_formula, worked_example)
+from . import (capstone, core, decode, heads, lookup, masking, projections, properties, real_model_checks,  # noqa: E402
+               reparam, saturation, softmax_checks, temperature, whole_formula, worked_example)
 
-__all__ = sorted({name for mod in (core, capstone, heads, lookup, masking, projections, properties,
-                                   real_model_checks, saturation, softmax_checks, whole_formula, worked_example)
+__all__ = sorted({name for mod in (core, capstone, decode, heads, lookup, masking, projections, properties,
+                                   real_model_checks, reparam, saturation, softmax_checks, temperature, whole_formula, worked_example)
                   for name in mod.__all__})

@@ -1,0 +1,57 @@
+"""The 2.1 transfer check (check_nearest_word) accepts correct variants and rejects the classic wrong answers."""
+
+import re
+
+import numpy as np
+import pytest
+
+from helpers.checks import check_nearest_word
+
+
+def _passes(capsys, result):
+    out = capsys.readouterr().out
+    assert result.passed, out
+    return out
+
+
+def _fails(capsys, result):
+    out = capsys.readouterr().out
+    assert not result.passed, out
+    assert re.search(r"[\u4e00-\u9fff]", out), "feedback must contain Chinese"
+    return out
+
+
+def test_stub_is_not_done(capsys):
+    def stub(*args):
+        raise NotImplementedError
+
+    assert not check_nearest_word(stub).passed
+
+
+# --- 2.1 nearest word -------------------------------------------------------------------------
+
+def nearest_ok(c, E):
+    sims = [np.dot(c, e) / (np.linalg.norm(c) * np.linalg.norm(e)) for e in E]
+    return int(np.argmax(sims))
+
+
+def nearest_ok_normalised(c, E):
+    En = E / np.linalg.norm(E, axis=1, keepdims=True)
+    return int(np.argmax(En @ (c / np.linalg.norm(c))))
+
+
+def test_nearest_word_accepts(capsys):
+    _passes(capsys, check_nearest_word(nearest_ok))
+    _passes(capsys, check_nearest_word(nearest_ok_normalised))
+
+
+@pytest.mark.parametrize("wrong", [
+    lambda c, E: int(np.argmax(E @ c)),                                      # dot product, not cosine
+    lambda c, E: int(np.argmin(np.linalg.norm(E - c, axis=1))),              # Euclidean distance
+    lambda c, E: int(np.argmax(np.abs(E @ c) / np.linalg.norm(E, axis=1))),  # absolute cosine
+    lambda c, E: int(np.argmin((E @ c) / np.linalg.norm(E, axis=1))),        # argmin
+    lambda c, E: int(np.argmax((E @ c) / np.linalg.norm(c))),                # divides by the wrong norm
+    lambda c, E: nearest_ok(c, E) + 1,                                       # 1-based index
+])
+def test_nearest_word_rejects(capsys, wrong):
+    _fails(capsys, check_nearest_word(wrong))

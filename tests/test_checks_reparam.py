@@ -1,0 +1,57 @@
+"""The 2.3 transfer check (check_matching_key_projection) accepts correct variants and rejects the classic wrong answers."""
+
+import re
+
+import numpy as np
+import pytest
+
+from helpers.checks import check_matching_key_projection
+
+
+def _passes(capsys, result):
+    out = capsys.readouterr().out
+    assert result.passed, out
+    return out
+
+
+def _fails(capsys, result):
+    out = capsys.readouterr().out
+    assert not result.passed, out
+    assert re.search(r"[\u4e00-\u9fff]", out), "feedback must contain Chinese"
+    return out
+
+
+def test_stub_is_not_done(capsys):
+    def stub(*args):
+        raise NotImplementedError
+
+    assert not check_matching_key_projection(stub).passed
+
+
+# --- 2.3 matching key projection --------------------------------------------------------------
+
+def test_matching_key_projection_accepts(capsys):
+    _passes(capsys, check_matching_key_projection(lambda W_K, R: W_K @ np.linalg.inv(R).T))
+    _passes(capsys, check_matching_key_projection(lambda W_K, R: np.linalg.solve(R, W_K.T).T))
+    _passes(capsys, check_matching_key_projection(lambda W_K, R: W_K @ np.linalg.inv(R.T)))
+
+
+@pytest.mark.parametrize("wrong", [
+    lambda W_K, R: W_K,                        # unchanged
+    lambda W_K, R: W_K @ R,                    # multiply instead of undo
+    lambda W_K, R: W_K @ R.T,                  # transpose only
+    lambda W_K, R: W_K @ np.linalg.inv(R),     # missing transpose
+    lambda W_K, R: (np.linalg.inv(R) @ W_K.T),  # wrong shape (transposed result)
+    lambda W_K, R: W_K / np.linalg.det(R),     # scalar fudge
+])
+def test_matching_key_projection_rejects(capsys, wrong):
+    _fails(capsys, check_matching_key_projection(wrong))
+
+
+def test_reference_keeps_scores():
+    rng = np.random.default_rng(0)
+    for _ in range(20):
+        X, W_Q, W_K = rng.normal(size=(7, 5)), rng.normal(size=(5, 3)), rng.normal(size=(5, 3))
+        R = rng.normal(size=(3, 3)) + 3 * np.eye(3)
+        W_K_new = W_K @ np.linalg.inv(R).T
+        assert np.allclose((X @ W_Q @ R) @ (X @ W_K_new).T, (X @ W_Q) @ (X @ W_K).T)

@@ -1,0 +1,78 @@
+"""The 2.2 transfer check (check_temperature_gradient) accepts correct variants and rejects the classic wrong answers."""
+
+import re
+
+import numpy as np
+import pytest
+
+from helpers.checks import check_temperature_gradient
+
+
+def _passes(capsys, result):
+    out = capsys.readouterr().out
+    assert result.passed, out
+    return out
+
+
+def _fails(capsys, result):
+    out = capsys.readouterr().out
+    assert not result.passed, out
+    assert re.search(r"[\u4e00-\u9fff]", out), "feedback must contain Chinese"
+    return out
+
+
+def test_stub_is_not_done(capsys):
+    def stub(*args):
+        raise NotImplementedError
+
+    assert not check_temperature_gradient(stub).passed
+
+
+# --- 2.2 derivative with respect to the temperature ------------------------------------------
+
+def _soft(q, K, V, tau):
+    s = K @ q / tau
+    a = np.exp(s - s.max())
+    return (a / a.sum()) @ V
+
+
+def dtau_ok(q, K, V, tau):
+    s = K @ q
+    a = np.exp(s / tau - (s / tau).max())
+    a /= a.sum()
+    J = np.diag(a) - np.outer(a, a)
+    return V.T @ J @ (-s / tau**2)
+
+
+def dtau_fd(q, K, V, tau):
+    h = 1e-6 * tau
+    return (_soft(q, K, V, tau + h) - _soft(q, K, V, tau - h)) / (2 * h)
+
+
+def test_temperature_gradient_accepts(capsys):
+    _passes(capsys, check_temperature_gradient(dtau_ok))
+    _passes(capsys, check_temperature_gradient(dtau_fd))
+
+
+@pytest.mark.parametrize("wrong", [
+    lambda q, K, V, tau: -dtau_ok(q, K, V, tau),                  # sign
+    lambda q, K, V, tau: dtau_ok(q, K, V, tau) * tau,             # 1/tau instead of 1/tau^2
+    lambda q, K, V, tau: dtau_ok(q, K, V, tau) / tau,             # 1/tau^3
+    lambda q, K, V, tau: 1.05 * dtau_ok(q, K, V, tau),            # constant factor
+    lambda q, K, V, tau: -((np.exp(K @ q / tau) / np.exp(K @ q / tau).sum()) * (K @ q)) @ V / tau**2,  # not centred
+    lambda q, K, V, tau: V.T @ (np.diag(np.exp(K @ q / tau) / np.exp(K @ q / tau).sum())) @ (-(K @ q) / tau**2),  # diag only
+])
+def test_temperature_gradient_rejects(capsys, wrong):
+    with np.errstate(over="ignore", invalid="ignore"):
+        _fails(capsys, check_temperature_gradient(wrong))
+
+
+def test_temperature_gradient_rejects_unstable_softmax(capsys):
+    def unstable(q, K, V, tau):
+        s = K @ q
+        a = np.exp(s / tau)
+        a /= a.sum()
+        return V.T @ (np.diag(a) - np.outer(a, a)) @ (-s / tau**2)
+
+    with np.errstate(over="ignore", invalid="ignore"):
+        _fails(capsys, check_temperature_gradient(unstable))
