@@ -62,6 +62,13 @@ __all__ = [
     "disagreements",
     "entry_name",
     "format_table",
+    "ERRATA_RULE",
+    "ErrataValue",
+    "Slip",
+    "ErrataSummary",
+    "classify_entries",
+    "errata_summary",
+    "errata_headline",
 ]
 
 # ---------------------------------------------------------------------------
@@ -381,3 +388,192 @@ def format_table(entries: Sequence[BookEntry], *, exact_decimals: int = 4) -> st
             f"{name:<20} {e.printed:>7} {e.exact:>9.{exact_decimals}f} {correct:>8} {e.difference:>+10.{exact_decimals}f}  {verdict}"
         )
     return "\n".join(lines)
+
+
+
+# ---------------------------------------------------------------------------
+# The errata headline: an explicit counting rule (issue 12).
+# ---------------------------------------------------------------------------
+
+#: The counting rule behind :func:`errata_summary`, in one paragraph (English).
+ERRATA_RULE = (
+    "A printed number is WRONG when it differs, at its printed precision, from the quantity it "
+    "stands for: the expression the book writes for it, evaluated on the numbers the book printed "
+    "as its operands (exp(1.41) ~ 4.10 is right because e^1.41 = 4.096). Values are counted once: "
+    "two printed numbers with the same digits and the same true value are one value, and the givens "
+    "(X, W_Q, W_K, W_V and x_1 restated) are not counted. A value that is not wrong but differs from "
+    "the exact end-to-end result at its printed precision is ROUNDING DRIFT when the difference "
+    "comes from rounded operands, and INHERITS A SLIP when it only differs because an operand was a "
+    "slip (it changes once the slip is corrected)."
+)
+
+#: Categories of :func:`classify_entries`, from harmless to wrong.
+_CATEGORIES = ("exact", "drift", "inherited", "slip")
+_NOT_COUNTED = frozenset({"x1_recap"})          # a given, printed again
+
+
+class ErrataValue(NamedTuple):
+    """One distinct printed value: its digits, its true value and its category.
+
+    ``names`` lists every place (:func:`entry_name`) where the book prints it.
+    ``stands_for`` is the value of the expression the book writes, on its printed operands.
+    ``category`` is one of ``"exact"``, ``"drift"``, ``"inherited"``, ``"slip"``.
+    """
+
+    printed: str
+    exact: float
+    stands_for: float
+    category: str
+    names: tuple[str, ...]
+
+
+class Slip(NamedTuple):
+    """A genuine slip: printed numbers that differ from what they stand for.
+
+    ``printed``, ``correct`` (the exact value at the book's precision) and
+    ``from_book_numbers`` (the book's own operands, at the book's precision) are
+    tuples of strings, one per component (``("0.450",)`` or a whole output row).
+    """
+
+    name: str
+    printed: tuple[str, ...]
+    correct: tuple[str, ...]
+    from_book_numbers: tuple[str, ...]
+
+
+class ErrataSummary(NamedTuple):
+    """The counts of :func:`errata_summary` (all counts are of DISTINCT values).
+
+    Attributes
+    ----------
+    printed : int
+        Printed numbers in the audit, counted with repetitions and with the givens
+        restated (the audit table's rows).
+    distinct : int
+        Distinct values under :data:`ERRATA_RULE` (= exact + drift + inherited + wrong).
+    exact, drift, inherited, wrong : int
+        Distinct values in each category; ``wrong`` counts the slips' values.
+    slips : tuple of Slip
+        The genuine slips, grouped as the book prints them (A[1,2]; output row 2).
+    rule : str
+        :data:`ERRATA_RULE`.
+    """
+
+    printed: int
+    distinct: int
+    exact: int
+    drift: int
+    inherited: int
+    wrong: int
+    slips: tuple[Slip, ...]
+    rule: str
+
+
+def _with_printed(quantities: Sequence[BookQuantity], fixes: Mapping[tuple[str, tuple[int, ...]], str]):
+    """A copy of ``quantities`` with some printed entries replaced (1-based index -> new digits)."""
+    import dataclasses
+
+    out = []
+    for q in quantities:
+        arr = np.array(q.printed, dtype=object)
+        changed = False
+        for idx in np.ndindex(arr.shape):
+            new = fixes.get((q.key, tuple(i + 1 for i in idx)))
+            if new is not None:
+                arr[idx], changed = new, True
+        if changed:
+            printed = arr.item() if arr.ndim == 0 else tuple(arr.tolist()) if arr.ndim == 1 else tuple(map(tuple, arr.tolist()))
+            q = dataclasses.replace(q, printed=printed)
+        out.append(q)
+    return tuple(out)
+
+
+def classify_entries(quantities: Sequence[BookQuantity] = BOOK_QUANTITIES) -> list[tuple[BookEntry, str]]:
+    """Each printed number with its category under :data:`ERRATA_RULE`.
+
+    ``"exact"``: agrees with the exact value at its printed precision.
+    ``"slip"``: differs from the quantity it stands for (the book's own operands).
+    ``"inherited"``: right on the book's operands, but only because an operand is a slip
+    (recomputing with the slips corrected changes it at its printed precision).
+    ``"drift"``: right on the book's operands, off from the exact value by carried rounding.
+    """
+    entries = compare_with_book(quantities)
+    slips = {(e.key, e.index): f"{e.book_chain:.{e.decimals}f}"
+             for e in entries if not e.agrees and not agrees_up_to_rounding(e.printed, e.book_chain, "~")}
+    fixed_chain = book_chain_values(_with_printed(quantities, slips)) if slips else book_chain_values(quantities)
+    out = []
+    for e in entries:
+        if e.agrees:
+            cat = "exact"
+        elif (e.key, e.index) in slips:
+            cat = "slip"
+        else:
+            fixed = float(np.asarray(fixed_chain[e.key], dtype=float)[tuple(i - 1 for i in e.index)])
+            cat = "drift" if agrees_up_to_rounding(e.printed, fixed, "~") else "inherited"
+        out.append((e, cat))
+    return out
+
+
+def _distinct_values(classified) -> list[ErrataValue]:
+    groups: dict[tuple[str, float], list] = {}
+    for e, cat in classified:
+        if e.key in _NOT_COUNTED:
+            continue
+        groups.setdefault((e.printed, round(e.exact, 9)), []).append((e, cat))
+    values = []
+    for (printed, _), members in groups.items():
+        cat = max((c for _, c in members), key=_CATEGORIES.index)      # the worst verdict of the group
+        e0 = members[0][0]
+        values.append(ErrataValue(printed, e0.exact, e0.book_chain, cat, tuple(entry_name(e) for e, _ in members)))
+    return values
+
+
+def errata_summary(quantities: Sequence[BookQuantity] = BOOK_QUANTITIES) -> ErrataSummary:
+    """Count what is wrong in the book's worked example under :data:`ERRATA_RULE`.
+
+    The one source for the headline quoted by the notebooks (2.8, 2.12) and the README.
+
+    Returns
+    -------
+    ErrataSummary
+        ``printed`` numbers audited; ``distinct`` values; of those ``exact``, ``drift``
+        (rounding drift), ``inherited`` (carry a slip) and ``wrong`` (genuine slips);
+        ``slips``: the named slips (``Slip(name, printed, correct, from_book_numbers)``).
+    """
+    classified = classify_entries(quantities)
+    values = _distinct_values(classified)
+    count = {c: sum(v.category == c for v in values) for c in _CATEGORIES}
+    # Group slipped entries into the units the book prints: one matrix entry or one output row.
+    slip_units: dict[str, list[BookEntry]] = {}
+    for e, cat in classified:
+        if cat != "slip":
+            continue
+        if e.key in ("output", "output_row1", "output_row1_recap") and len(e.index) == 2:
+            name = f"out[{e.index[0]},:]"
+        elif e.key in ("A_row1", "A_row2", "step5_weights"):
+            continue                                    # restatements of an entry of the full A
+        else:
+            name = entry_name(e)
+        slip_units.setdefault(name, []).append(e)
+    slips = tuple(
+        Slip(name, tuple(e.printed for e in es), tuple(f"{e.exact:.{e.decimals}f}" for e in es),
+             tuple(f"{e.book_chain:.{e.decimals}f}" for e in es))
+        for name, es in slip_units.items()
+    )
+    return ErrataSummary(
+        printed=len(classified), distinct=len(values), exact=count["exact"], drift=count["drift"],
+        inherited=count["inherited"], wrong=count["slip"], slips=slips, rule=ERRATA_RULE,
+    )
+
+
+def errata_headline(summary: ErrataSummary | None = None) -> str:
+    """The README/2.12 headline sentence (English), built from :func:`errata_summary`."""
+    s = errata_summary() if summary is None else summary
+    slips = "; ".join(
+        f"{sl.name} printed {', '.join(sl.printed)} should be {', '.join(sl.correct)}" for sl in s.slips)
+    return (
+        f"Of the {s.distinct} distinct values the example prints, {s.wrong} are genuine slips ({slips}); "
+        f"{s.drift} more differ from the exact result only by rounding drift carried from rounded "
+        f"intermediates, and {s.inherited} inherit a slip. A number counts as wrong only when it differs "
+        f"from the quantity it stands for at its printed precision."
+    )
