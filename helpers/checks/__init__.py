@@ -11,6 +11,9 @@ from .decode import *  # noqa: F401,F403
 from .heads import *  # noqa: F401,F403
 from .lookup import *  # noqa: F401,F403
 from .masking import *  # noqa: F401,F403
+from .masked_softmax import *  # noqa: F401,F403
+from .padding import *  # noqa: F401,F403
+from .score_shift import *  # noqa: F401,F403
 from .projections import *  # noqa: F401,F403
 from .properties import *  # noqa: F401,F403
 from .real_model_checks import *  # noqa: F401,F403

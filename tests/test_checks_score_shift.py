@@ -1,0 +1,35 @@
+"""The 2.4 transfer check: adding c to every key shifts row i of S by q_i . c."""
+
+import numpy as np
+
+from helpers.checks.score_shift import check_key_shift
+
+
+def test_correct_variants_pass():
+    assert check_key_shift(lambda Q, c: Q @ c)
+    assert check_key_shift(lambda Q, c: (np.asarray(Q) * c).sum(axis=1))
+    assert check_key_shift(lambda Q, c: np.einsum("id,d->i", Q, c))
+
+
+def test_wrong_answers_fail(capsys):
+    wrong = [
+        lambda Q, c: np.zeros(len(Q)),                                   # "a dot product of directions does not move"
+        lambda Q, c: np.full(len(Q), c @ c),                             # |c|^2
+        lambda Q, c: Q @ c / np.sqrt(Q.shape[1]),                        # spurious scale
+        lambda Q, c: 2 * (Q @ c),                                        # constant factor
+        lambda Q, c: -(Q @ c),                                           # sign
+        lambda Q, c: Q.sum(axis=1) * c.sum(),                            # sum of products != product of sums
+        lambda Q, c: np.linalg.norm(Q, axis=1) * np.linalg.norm(c),      # cosine = 1 assumed
+        lambda Q, c: Q @ c + c @ c,                                      # expanded (q + c).(k + c)
+    ]
+    for fn in wrong:
+        assert not check_key_shift(fn)
+    out = capsys.readouterr().out
+    assert "❌" in out and "查询" in out or "键" in out
+
+
+def test_stub_reports_not_done():
+    def stub(Q, c):
+        raise NotImplementedError
+
+    assert not check_key_shift(stub)
