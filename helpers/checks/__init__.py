@@ -24,9 +24,9 @@ from .temperature import *  # noqa: F401,F403
 from .whole_formula import *  # noqa: F401,F403
 from .worked_example import *  # noqa: F401,F403
 
-from . import (capstone, core, decode, heads, lookup, masking, projections, properties, real_model_checks,  # noqa: E402
-               reparam, saturation, softmax_checks, temperature, whole_formula, worked_example)
+from . import (capstone, core, decode, heads, lookup, masked_softmax, masking, padding, projections, properties, real_model_checks,  # noqa: E402
+               reparam, saturation, score_shift, softmax_checks, temperature, whole_formula, worked_example)
 
-__all__ = sorted({name for mod in (core, capstone, decode, heads, lookup, masking, projections, properties,
-                                   real_model_checks, reparam, saturation, softmax_checks, temperature, whole_formula, worked_example)
+__all__ = sorted({name for mod in (core, capstone, decode, heads, lookup, masked_softmax, masking, padding, projections, properties,
+                                   real_model_checks, reparam, saturation, score_shift, softmax_checks, temperature, whole_formula, worked_example)
                   for name in mod.__all__})
