@@ -260,3 +260,108 @@ def test_format_table():
     assert sum("DOES NOT AGREE" in line for line in lines) == len(EXPECTED_DISAGREEMENTS) == 22
     row = next(line for line in lines if line.startswith("out[2,2] "))
     assert "1.224" in row and "1.3302" in row and "1.330" in row and "-0.1062" in row and "not reproducible" in row
+
+
+# --- the errata headline (issue 12): an explicit counting rule --------------
+# Every DISTINCT value the example prints (same digits + same true value = one
+# value; the givens are not counted), written out by hand with
+#   exact: its true value, computed here from sqrt(2) in closed form;
+#   book:  the expression the book writes for it, on the book's PRINTED operands;
+#   fixed: the same expression once the slip 0.450 is corrected to 0.449.
+E = math.exp
+_SLIP_FIX = 0.449
+_DISTINCT_BY_HAND = [
+    # integers of Q, K, V, S (and the 0 of S', the 0 term of step 5)
+    ("0", 0.0, 0.0, None), ("1", 1.0, 1.0, None), ("2", 2.0, 2.0, None),
+    ("3", 3.0, 3.0, None), ("4", 4.0, 4.0, None),
+    ("1.414", R2, R2, None),
+    # S' = S / 1.414
+    ("1.41", R2, 2 / 1.414, None), ("2.83", 2 * R2, 4 / 1.414, None),
+    ("2.12", 3 / R2, 3 / 1.414, None), ("0.71", 1 / R2, 1 / 1.414, None),
+    # exponentials of the printed S', sums of the printed exponentials
+    ("4.10", E(R2), E(1.41), None), ("16.95", E(2 * R2), E(2.83), None),
+    ("8.33", E(3 / R2), E(2.12), None), ("37.71", SUM1, 4.10 + 16.95 + 8.33 + 8.33, None),
+    ("1.00", 1.0, E(0.0), None), ("2.03", E(1 / R2), E(0.71), None),
+    ("9.16", SUM2, 4.10 + 1.00 + 2.03 + 2.03, None),
+    # weights: printed exponential / printed sum (0.109 is also A[2,2] = 1.00/9.16 and the term 0.109 * 1)
+    ("0.109", A1[0], 4.10 / 37.71, None), ("0.450", A1[1], 16.95 / 37.71, None),
+    ("0.221", A1[2], 8.33 / 37.71, None), ("0.448", A2[0], 4.10 / 9.16, None),
+    ("0.222", A2[2], 2.03 / 9.16, None), ("0.25", 0.25, 0.25, None),
+    # step 5 terms A[1,j] v_j on the printed weights (the others equal a weight above)
+    ("0.218", 2 * A1[0], 2 * 0.109, None), ("0.900", 2 * A1[1], 2 * 0.450, 2 * _SLIP_FIX),
+    ("0.442", 2 * A1[2], 2 * 0.221, None),
+    # outputs: printed weights times V
+    ("0.660", OUT1[0], 2 * 0.109 + 0.221 + 0.221, None),
+    ("1.672", OUT1[1], 0.109 + 2 * 0.450 + 2 * 0.221 + 0.221, 0.109 + 2 * _SLIP_FIX + 2 * 0.221 + 0.221),
+    ("1.337", OUT2[0], 2 * 0.448 + 0.222 + 0.222, None),
+    ("1.224", OUT2[1], 0.448 + 2 * 0.109 + 2 * 0.222 + 0.222, None),
+    ("1.000", 1.0, 0.25 * (2 + 0 + 1 + 1), None), ("1.500", 1.5, 0.25 * (1 + 2 + 2 + 1), None),
+]
+
+
+def _within(printed, value):
+    d = len(printed.split(".")[1]) if "." in printed else 0
+    return abs(float(printed) - value) <= 0.5 * 10.0**-d + 1e-12
+
+
+def _hand_category(printed, exact, book, fixed):
+    if _within(printed, exact):
+        return "exact"
+    if not _within(printed, book):
+        return "slip"
+    if fixed is not None and not _within(printed, fixed):
+        return "inherited"
+    return "drift"
+
+
+def test_errata_counts_follow_the_stated_rule():
+    from helpers.book import errata_summary
+
+    cats = [_hand_category(*row) for row in _DISTINCT_BY_HAND]
+    s = errata_summary()
+    assert len({(p, round(x, 9)) for p, x, _, _ in _DISTINCT_BY_HAND}) == len(_DISTINCT_BY_HAND)
+    assert s.distinct == len(_DISTINCT_BY_HAND)
+    assert (s.exact, s.drift, s.inherited, s.wrong) == tuple(cats.count(c) for c in ("exact", "drift", "inherited", "slip"))
+    assert s.exact + s.drift + s.inherited + s.wrong == s.distinct
+    assert s.printed == len(compare_with_book())
+
+
+def test_errata_names_the_genuine_slips_only():
+    from helpers.book import errata_summary
+
+    wrong = {p for p, x, b, f in _DISTINCT_BY_HAND if _hand_category(p, x, b, f) == "slip"}
+    assert wrong == {"0.450", "1.337", "1.224"}
+    s = errata_summary()
+    assert [(sl.name, sl.printed, sl.correct) for sl in s.slips] == [
+        ("A[1,2]", ("0.450",), (f"{A1[1]:.3f}",)),
+        ("out[2,:]", ("1.337", "1.224"), (f"{OUT2[0]:.3f}", f"{OUT2[1]:.3f}")),
+    ]
+    assert sum(len(sl.printed) for sl in s.slips) == s.wrong
+
+
+def test_errata_rule_calls_exp_141_right_but_drifting():
+    from helpers.book import classify_entries
+
+    cats = {(entry_name(e), e.printed): c for e, c in classify_entries()}
+    assert cats[("exp(S'[1,1])", "4.10")] == "drift"            # e^1.41 = 4.096 -> 4.10: not wrong
+    assert cats[("row sum 1", "37.71")] == "drift"              # exact sum of the printed terms
+    assert cats[("term[2,2] (step 5)", "0.900")] == "inherited"  # 2 x the slip 0.450
+    assert cats[("A[1,2]", "0.450")] == "slip"
+
+
+def test_errata_summary_reacts_to_a_new_slip():
+    from helpers.book import errata_summary
+
+    base = errata_summary()
+    changed = errata_summary(_replace("S", (1, 1), "5"))          # S is stated with "=": 5 != 2 is a slip
+    assert changed.wrong == base.wrong + 1
+
+
+def test_errata_headline_quotes_the_computed_numbers():
+    from helpers.book import errata_headline, errata_summary
+
+    s = errata_summary()
+    text = errata_headline(s)
+    for n in (s.distinct, s.wrong, s.drift, s.inherited):
+        assert str(n) in text
+    assert "0.450" in text and "0.449" in text and "1.224" in text
