@@ -33,50 +33,37 @@ from __future__ import annotations
 import contextlib
 import math
 import os
-import threading
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
-from ._validate import check_positive_int
-from .attention import _check_mask, _check_qkv, _check_scale, _raise_dead_rows
+from ._validate import check_attention_inputs, check_flag, check_positive_int, check_rows_alive, check_scores
 
 __all__ = ["blockwise_attention"]
 
 # How far (in units of the scaled score) the shift may lag the running maximum.
 _HEADROOM = 20.0
 
-try:  # optional: pins numpy's BLAS to one thread while our own worker threads run
-    from threadpoolctl import ThreadpoolController
-
-    _CONTROLLER = ThreadpoolController()
-except ImportError:  # pragma: no cover - exercised only without threadpoolctl
-    _CONTROLLER = None
-
-
 # Below this many scores (all batch elements together) one thread is faster: handing
 # tiles to worker threads costs ~0.1-0.2 ms, a 1024 x 1024 problem takes ~1.5 ms.
 _PARALLEL_MIN_SCORES = 2 * 1024 * 1024
 
 
+def _threadpoolctl():
+    """The threadpoolctl module if installed (it pins BLAS to one thread while our threads run), else None."""
+    try:
+        import threadpoolctl
+    except ImportError:  # pragma: no cover - exercised only without threadpoolctl
+        return None
+    return threadpoolctl
+
+
 def _workers(workers, n_scores: int) -> int:
     if workers is None:
-        if _CONTROLLER is None or n_scores < _PARALLEL_MIN_SCORES:
+        if n_scores < _PARALLEL_MIN_SCORES or _threadpoolctl() is None:
             return 1
         return os.cpu_count() or 1
     return check_positive_int("workers", workers)
-
-
-_EXECUTORS: dict[int, ThreadPoolExecutor] = {}
-_EXECUTORS_LOCK = threading.Lock()
-
-
-def _executor(n: int) -> ThreadPoolExecutor:
-    """A reusable pool of ``n`` threads (starting threads costs ~0.1 ms each; T = 512 takes ~0.5 ms)."""
-    with _EXECUTORS_LOCK:
-        if n not in _EXECUTORS:
-            _EXECUTORS[n] = ThreadPoolExecutor(max_workers=n, thread_name_prefix="blockwise")
-        return _EXECUTORS[n]
 
 
 @contextlib.contextmanager
@@ -84,15 +71,16 @@ def _pool(n: int):
     """Yield ``run(fn, items)`` that calls ``fn`` on every item, on ``n`` threads.
 
     numpy releases the GIL inside matmul, exp and reductions, so query blocks run in
-    parallel. While the threads run, BLAS is limited to one thread each (if
-    threadpoolctl is installed) so the two levels of threading do not fight.
+    parallel. The threads live for this call only (no module-global pool). While they
+    run, BLAS is limited to one thread each (if threadpoolctl is installed) so the two
+    levels of threading do not fight.
     """
     if n <= 1:
         yield lambda fn, items: [fn(i) for i in items]
         return
-    limit = _CONTROLLER.limit(limits=1, user_api="blas") if _CONTROLLER is not None else contextlib.nullcontext()
-    ex = _executor(n)
-    with limit:
+    tpc = _threadpoolctl()
+    limit = tpc.threadpool_limits(limits=1, user_api="blas") if tpc is not None else contextlib.nullcontext()
+    with limit, ThreadPoolExecutor(max_workers=n, thread_name_prefix="blockwise") as ex:
         yield lambda fn, items: list(ex.map(fn, items))
 
 
@@ -153,7 +141,7 @@ def blockwise_attention(
     -------
     output : numpy.ndarray, shape (..., T_q, d_v)
         float32 in gives float32 out, float64 gives float64, integers give float64;
-        float16 is computed in float32 and returned as float16.
+        float16 is computed and returned in float32 (as the plain path does).
     lse : numpy.ndarray, shape (..., T_q)
         Only if ``return_lse``: ``log(sum_j exp(scale * q_i . k_j + mask_ij))``, so that
         the weights, if ever needed, are ``exp(scores - lse[..., None])``.
@@ -175,18 +163,23 @@ def blockwise_attention(
     that is about 15 MiB, where the plain path peaks at 3 GiB (three T x T float32
     arrays alive at once inside the score and softmax steps).
     """
-    Q, K, V = _check_qkv(Q, K, V)
-    s = _check_scale(scale, Q.shape[-1])
+    Q, K, V, m, s, causal = check_attention_inputs(Q, K, V, mask, scale, causal=causal)
     bk = check_positive_int("block_size", block_size)
     bq = check_positive_int("query_block", query_block)
-    if not isinstance(causal, (bool, np.bool_)):
-        raise TypeError(f"causal must be True or False; got {causal!r}.")
+    return_lse = check_flag("return_lse", return_lse)
     tq, tk, dv = Q.shape[-2], K.shape[-2], V.shape[-1]
     lead = Q.shape[:-2]
-    m = None if mask is None else _check_mask(mask, lead + (tq, tk))
 
-    out_dtype = np.result_type(Q, K, V)
-    work = np.float32 if out_dtype == np.float16 else out_dtype
+    work = out_dtype = np.result_type(Q, K, V)  # float16 was already promoted to float32
+    # |q_i . k_j| * scale <= max ||q_i|| * max ||k_j|| * scale: if that bound cannot overflow,
+    # no tile needs to be checked for inf/NaN (the common case); otherwise every tile is.
+    with np.errstate(over="ignore"):
+        bound = s * _max_row_norm(Q) * _max_row_norm(K)
+    check_tiles = not bound < float(np.finfo(work).max) / 4
+
+    def overflow(tile):  # the same error, naming Q, K and the scale, as the plain path
+        check_scores(tile, Q, K, s)
+
     headroom = _HEADROOM
     vmax = float(np.abs(V).max()) if V.size else 0.0
     # acc <= T_k * e^headroom * max|v|: if that could overflow, keep the shift exact.
@@ -202,7 +195,8 @@ def blockwise_attention(
     n_workers = min(_workers(workers, math.prod(lead) * tq * tk), len(starts))
     with _pool(n_workers) as pool:
         for idx in np.ndindex(*lead):
-            q = Q[idx].astype(work, copy=False) * s  # scale folded into Q once: a Python float keeps float32
+            with np.errstate(over="ignore"):  # an overflow shows up in the tiles, reported by ``overflow``
+                q = Q[idx].astype(work, copy=False) * s  # scale folded into Q once: a Python float keeps float32
             k = K[idx].astype(work, copy=False)
             vx = np.empty((tk, dv + 1), dtype=work)
             vx[:, :dv] = V[idx]
@@ -212,23 +206,38 @@ def blockwise_attention(
 
             def task(q0, q=q, k=k, vx=vx, mk=mk, o_b=o_b, d_b=d_b, l_b=l_b):
                 q1 = min(q0 + bq, tq)
-                o, c, alive = _query_block(q[q0:q1], k, vx, mk, q0, bk, causal, headroom)
+                o, c, alive = _query_block(q[q0:q1], k, vx, mk, q0, bk, causal, headroom,
+                                            overflow if check_tiles else None)
                 o_b[q0:q1] = o  # every task writes its own rows: no locking needed
                 d_b[q0:q1] = ~alive
                 if l_b is not None:
                     l_b[q0:q1] = c
 
             pool(task, starts)
-    if dead.any():
-        _raise_dead_rows(dead)
+    check_rows_alive(dead)
     out = out.astype(out_dtype, copy=False)
     if return_lse:
         return out, lse.astype(out_dtype, copy=False)
     return out
 
 
-def _query_block(q, k, vx, mk, q0, bk, causal, headroom):
-    """One block of queries against all (allowed) key blocks; returns (output, lse, alive)."""
+def _max_row_norm(X: np.ndarray) -> float:
+    """Largest Euclidean norm of a row of X (in float64), inf if it overflows."""
+    x = X.astype(np.float64, copy=False)
+    return float(np.sqrt(np.max(np.einsum("...i,...i->...", x, x)))) if x.size else 0.0
+
+
+def _query_block(q, k, vx, mk, q0, bk, causal, headroom, overflow=None):
+    """One block of queries against all (allowed) key blocks; returns (output, lse, alive).
+
+    ``overflow(tile)``, if given, is called on every tile of raw scores and raises if
+    one of them is inf or NaN (the scores overflowed).
+    """
+    with np.errstate(over="ignore", invalid="ignore"):  # overflow is detected by ``overflow``
+        return _query_block_tiles(q, k, vx, mk, q0, bk, causal, headroom, overflow)
+
+
+def _query_block_tiles(q, k, vx, mk, q0, bk, causal, headroom, overflow):
     nq, tk = q.shape[0], k.shape[0]
     tile = np.empty((nq, min(bk, tk)), dtype=q.dtype)
     dv1 = vx.shape[1]
@@ -242,12 +251,14 @@ def _query_block(q, k, vx, mk, q0, bk, causal, headroom):
         k1 = min(k0 + bk, k_end)
         sc = tile[:, : k1 - k0]
         np.matmul(q, k[k0:k1].T, out=sc)
+        if overflow is not None:
+            overflow(sc)
         if mk is not None:
             mt = mk[q0 : q0 + nq, k0:k1]
             if mt.dtype == np.bool_:
                 np.copyto(sc, -np.inf, where=~mt)
             else:
-                sc += mt.astype(sc.dtype, copy=False)
+                sc += mt.astype(sc.dtype, copy=False)  # check_mask: no positive entries, no NaN
         if causal and k1 - 1 > q0:  # the tile crosses the diagonal: hide keys j = k0 + col > i = q0 + row
             above = np.arange(k1 - k0)[None, :] > np.arange(q0 - k0, q0 - k0 + nq)[:, None]
             np.copyto(sc, -np.inf, where=above)

@@ -8,23 +8,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._validate import as_real_array, check_same_leading, describe
+from ._validate import as_real_array, check_qk, check_same_leading, describe
 
 __all__ = ["dot_product_scores", "additive_attention_scores"]
-
-
-def _check_qk(Q, K) -> tuple[np.ndarray, np.ndarray]:
-    Q = as_real_array("Q", Q, min_ndim=2, expected="(..., T_q, d_k)")
-    K = as_real_array("K", K, min_ndim=2, expected="(..., T_k, d_k)")
-    if Q.shape[-1] != K.shape[-1]:
-        raise ValueError(
-            f"d_k mismatch: every query must be dotted with every key, so Q and K need the same last "
-            f"dimension; got Q {tuple(Q.shape)} (d_k={Q.shape[-1]}) and K {tuple(K.shape)} (d_k={K.shape[-1]})."
-        )
-    if Q.shape[-1] == 0:
-        raise ValueError(f"d_k must be at least 1; got Q {tuple(Q.shape)} and K {tuple(K.shape)}.")
-    check_same_leading(("Q", "K"), (Q, K), keep=2)
-    return Q, K
 
 
 def dot_product_scores(Q, K) -> np.ndarray:
@@ -41,7 +27,7 @@ def dot_product_scores(Q, K) -> np.ndarray:
         ``S[..., i, j] = q_i . k_j``: row i is query i's view of every key,
         column j is how strongly every query matches key j.
     """
-    Q, K = _check_qk(Q, K)
+    Q, K = check_qk(Q, K)
     return Q @ np.swapaxes(K, -1, -2)
 
 

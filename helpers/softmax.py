@@ -2,7 +2,8 @@
 
 softmax turns a row of real scores into non-negative weights that sum to 1:
 
-    alpha_i = exp(s_i) / sum_j exp(s_j)
+    e = exp(s - max(s))      # alpha_i = exp(s_i) / sum_j exp(s_j); the shift changes nothing
+    return e / sum(e)        # ... but keeps every exponent <= 0, so nothing overflows
 
 and its Jacobian is d alpha_i / d s_j = alpha_i (delta_ij - alpha_j).
 """
@@ -11,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._validate import as_real_array, describe
+from ._validate import as_real_array, check_softmax_input, describe
 
 __all__ = ["softmax", "softmax_jacobian", "entropy", "is_distribution"]
 
@@ -43,24 +44,8 @@ def softmax(x, axis: int = -1) -> np.ndarray:
         If ``x`` holds NaN or ``+inf``, is 0-d, ``axis`` is out of range, the axis
         has length 0, or a whole slice along ``axis`` is ``-inf`` (nothing to normalise).
     """
-    arr = as_real_array("x", x, allow_nonfinite=True)
-    if arr.ndim == 0:
-        raise ValueError(f"softmax needs at least a 1-D array of scores; got a scalar ({describe(arr)}).")
-    if not -arr.ndim <= axis < arr.ndim:
-        raise ValueError(f"axis={axis} is out of range for x with {describe(arr)}.")
-    if arr.shape[axis] == 0:
-        raise ValueError(f"softmax over an empty axis is undefined; x has {describe(arr)}, axis={axis}.")
-    if np.isnan(arr).any():
-        raise ValueError(f"x contains NaN ({describe(arr)}); softmax of NaN is undefined.")
-    if np.isposinf(arr).any():
-        raise ValueError(f"x contains +inf ({describe(arr)}); softmax of +inf is undefined.")
-    row_max = np.max(arr, axis=axis, keepdims=True)
-    if np.isneginf(row_max).any():
-        raise ValueError(
-            f"every entry of some slice along axis {axis} is -inf (x has {describe(arr)}): "
-            "all keys are masked, so there is nothing to normalise."
-        )
-    e = np.exp(arr - row_max)
+    x = check_softmax_input(x, axis)
+    e = np.exp(x - np.max(x, axis=axis, keepdims=True))  # subtract each row's own max: exp(<= 0) <= 1
     return e / np.sum(e, axis=axis, keepdims=True)
 
 
