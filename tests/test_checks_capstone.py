@@ -1,145 +1,349 @@
-"""The capstone self-check (2.12): a correct solution passes, the classic mistakes fail with the right hint."""
+"""The capstone self-checks (2.12): batched causal multi-head attention from scratch, and the learner's own test.
+
+Part 1: a correct numpy-only solution passes; the classic mistakes fail with the right (Chinese) hint;
+any route into ``helpers`` is refused. Part 2: a good learner test is accepted; a weak one (shapes only,
+causality only, ...) is reported as not good enough; a test that rejects the correct implementation fails.
+"""
+
+import functools
+import types
 
 import numpy as np
 import pytest
 
-from helpers.checks.capstone import _cases, _diagnose, check_capstone
+import helpers as H
+from helpers.checks import check_attention_test, check_capstone
+from helpers.checks.capstone import _cases, _diagnose, _make_impl, _reference, helpers_references
+from helpers.heads import multi_head_self_attention
 
 
-def good(X, W_Q, W_K, W_V):
-    """An independent solution: numpy only, no helpers."""
-    Q, K, V = X @ W_Q, X @ W_K, X @ W_V
-    T, d_k = Q.shape[-2], Q.shape[-1]
-    S = Q @ np.swapaxes(K, -1, -2) / np.sqrt(d_k)
-    S = np.where(np.triu(np.ones((T, T), dtype=bool), k=1), -np.inf, S)
-    e = np.exp(S - S.max(axis=-1, keepdims=True))
-    return (e / e.sum(axis=-1, keepdims=True)) @ V
-
+# ---- part 1: solutions ------------------------------------------------------------------------
 
 def _softmax(S, axis=-1):
     e = np.exp(S - S.max(axis=axis, keepdims=True))
     return e / e.sum(axis=axis, keepdims=True)
 
 
-def _future(T, k=1):
-    return np.triu(np.ones((T, T), dtype=bool), k=k)
+def _mha(X, W_Q, W_K, W_V, W_O, n_heads, *, scale="head", axis=-1, k=1, fill=-np.inf, after=False,
+         split="right", transpose="swap", stable=True):
+    B, T, _ = X.shape
+
+    def heads(Y):
+        d = Y.shape[-1] // n_heads
+        if split == "right":
+            return Y.reshape(B, T, n_heads, d).transpose(0, 2, 1, 3)
+        return Y.reshape(B, n_heads, T, d)
+
+    Q, K, V = heads(X @ W_Q), heads(X @ W_K), heads(X @ W_V)
+    d_k = Q.shape[-1]
+    Kt = np.swapaxes(K, -1, -2) if transpose == "swap" else K.T
+    S = Q @ Kt / {"head": np.sqrt(d_k), "total": np.sqrt(n_heads * d_k), "none": 1.0}[scale]
+    future = np.triu(np.ones((T, T), dtype=bool), k=k) if k is not None else np.zeros((T, T), bool)
+    with np.errstate(all="ignore"):
+        if after:
+            A = np.where(future, 0.0, _softmax(S, axis))
+        elif stable:
+            A = _softmax(np.where(future, fill, S), axis)
+        else:
+            e = np.exp(np.where(future, fill, S))
+            A = e / e.sum(axis=axis, keepdims=True)
+        out = A @ V
+    if split == "right":
+        out = out.transpose(0, 2, 1, 3)
+    return out.reshape(B, T, -1) @ W_O
 
 
-def no_scaling(X, W_Q, W_K, W_V):
-    Q, K, V = X @ W_Q, X @ W_K, X @ W_V
-    S = np.where(_future(Q.shape[-2]), -np.inf, Q @ np.swapaxes(K, -1, -2))
-    return _softmax(S) @ V
+def good(X, W_Q, W_K, W_V, W_O, n_heads):
+    """An independent correct solution: numpy only."""
+    return _mha(X, W_Q, W_K, W_V, W_O, n_heads)
 
 
-def column_softmax(X, W_Q, W_K, W_V):
-    Q, K, V = X @ W_Q, X @ W_K, X @ W_V
-    S = np.where(_future(Q.shape[-2]), -np.inf, Q @ np.swapaxes(K, -1, -2) / np.sqrt(Q.shape[-1]))
-    return _softmax(S, axis=-2) @ V
+def good_loop(X, W_Q, W_K, W_V, W_O, n_heads):
+    """Another correct variant: loop over heads, mask with a large negative number, no batch reshape."""
+    d_k, d_v = W_Q.shape[1] // n_heads, W_V.shape[1] // n_heads
+    T = X.shape[-2]
+    outs = []
+    for h in range(n_heads):
+        q, k, v = X @ W_Q[:, h * d_k:(h + 1) * d_k], X @ W_K[:, h * d_k:(h + 1) * d_k], X @ W_V[:, h * d_v:(h + 1) * d_v]
+        s = np.einsum("bid,bjd->bij", q, k) / np.sqrt(d_k) + np.triu(np.full((T, T), -1e30), k=1)
+        outs.append(_softmax(s) @ v)
+    return np.concatenate(outs, axis=-1) @ W_O
 
 
-def mask_after_softmax(X, W_Q, W_K, W_V):
-    Q, K, V = X @ W_Q, X @ W_K, X @ W_V
-    A = _softmax(Q @ np.swapaxes(K, -1, -2) / np.sqrt(Q.shape[-1]))
-    return np.where(_future(Q.shape[-2]), 0.0, A) @ V
+def test_reference_equals_helpers_multi_head():
+    for case in _cases():
+        X, W_Q, W_K, W_V, W_O, h = case.args
+        ref = multi_head_self_attention(X, W_Q, W_K, W_V, W_O, n_heads=h, causal=True).output
+        assert np.allclose(case.expected, ref, rtol=1e-9, atol=1e-9), case.label
+        assert case.expected is not None and X.ndim == 3
 
 
-def off_by_one_inf(X, W_Q, W_K, W_V):
-    Q, K, V = X @ W_Q, X @ W_K, X @ W_V
-    S = np.where(_future(Q.shape[-2], k=0), -np.inf, Q @ np.swapaxes(K, -1, -2) / np.sqrt(Q.shape[-1]))
-    with np.errstate(invalid="ignore"):
-        return _softmax(S) @ V
-
-
-def off_by_one_big_negative(X, W_Q, W_K, W_V):
-    Q, K, V = X @ W_Q, X @ W_K, X @ W_V
-    S = np.where(_future(Q.shape[-2], k=0), -1e9, Q @ np.swapaxes(K, -1, -2) / np.sqrt(Q.shape[-1]))
-    return _softmax(S) @ V
-
-
-def naive_exp(X, W_Q, W_K, W_V):
-    Q, K, V = X @ W_Q, X @ W_K, X @ W_V
-    S = np.where(_future(Q.shape[-2]), -np.inf, Q @ np.swapaxes(K, -1, -2) / np.sqrt(Q.shape[-1]))
-    with np.errstate(over="ignore", invalid="ignore"):
-        e = np.exp(S)
-        return (e / e.sum(axis=-1, keepdims=True)) @ V
-
-
-def two_d_only(X, W_Q, W_K, W_V):
-    Q, K, V = X @ W_Q, X @ W_K, X @ W_V
-    S = np.where(_future(Q.shape[-2]), -np.inf, Q @ K.T / np.sqrt(Q.shape[-1]))   # K.T: wrong for a batch
-    return _softmax(S) @ V
-
-
-def no_mask(X, W_Q, W_K, W_V):
-    Q, K, V = X @ W_Q, X @ W_K, X @ W_V
-    return _softmax(Q @ np.swapaxes(K, -1, -2) / np.sqrt(Q.shape[-1])) @ V
-
-
-def test_a_correct_independent_solution_passes(capsys):
-    result = check_capstone(good)
-    assert result and result.n_passed == result.n_cases == 6
-    assert "all 6 hidden cases pass" in capsys.readouterr().out
+def test_correct_solutions_pass(capsys):
+    for fn in (good, good_loop):
+        result = check_capstone(fn)
+        assert result and result.n_passed == result.n_cases == 6, capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "\u274c" not in out
 
 
 def test_the_hidden_cases_cover_the_promised_situations():
     cases = _cases()
-    labels = " | ".join(c.label for c in cases)
-    X1, _, _, _ = cases[0].args
-    assert X1.shape[-2] == 1, "first case is T = 1"
-    assert any(c.args[1].shape[1] != c.args[3].shape[1] for c in cases), "some case has d_v != d_k"
-    assert any(c.args[0].ndim == 3 for c in cases), "some case is a batch"
-    assert "large-magnitude" in labels
-    huge = next(c for c in cases if "large-magnitude" in c.label)
-    X, W_Q, W_K, _ = huge.args
-    S = (X @ W_Q) @ (X @ W_K).T / np.sqrt(W_Q.shape[1])
-    with np.errstate(over="ignore"):
-        assert np.isinf(np.exp(S)).any(), "the large case must really overflow np.exp"
-    assert np.abs(S).max() > 710  # exp(710) > float64 max
+    assert cases[0].args[0].shape[:2] == (1, 1), "first case: one sequence, one token"
+    assert all(c.args[0].ndim == 3 for c in cases), "every case is batched (B, T, d_model)"
+    assert any(c.args[0].shape[0] >= 3 for c in cases)
+    assert {c.args[5] for c in cases} >= {1, 2, 3, 4}, "one head and several heads"
+    assert any(c.args[1].shape[1] // c.args[5] != c.args[3].shape[1] // c.args[5] for c in cases), "d_v != d_k"
+    assert any(c.args[4].shape[1] != c.args[0].shape[-1] for c in cases), "d_out != d_model"
+    huge = next(c for c in cases if "上溢" in c.label)
+    X, W_Q, W_K, _, _, h = huge.args
+    S = (X @ W_Q[:, :3]) @ np.swapaxes(X @ W_K[:, :3], -1, -2) / np.sqrt(3)
+    assert np.abs(S).max() > 710, "the large case must really overflow np.exp"
 
 
-@pytest.mark.parametrize("fn, fails_at, hint_words", [
-    (no_scaling, "T = 4", ["WITHOUT the 1/sqrt(d_k)"]),
-    (column_softmax, "T = 4", ["down the columns", "last axis"]),
-    (mask_after_softmax, "T = 4", ["AFTER softmax", "BEFORE softmax"]),
-    (off_by_one_inf, "T = 1", ["a token always sees itself", "diagonal"]),
-    (off_by_one_big_negative, "T = 4", ["hides the diagonal", "must see itself"]),
-    (naive_exp, "large-magnitude", ["subtract each row's maximum"]),
-    (two_d_only, "batch", ["np.swapaxes(K, -1, -2)"]),
-    (no_mask, "T = 4", ["NO mask"]),
-])
-def test_classic_mistakes_fail_with_the_right_hint(capsys, fn, fails_at, hint_words):
+WRONG = {
+    "no scaling": (functools.partial(_mha, scale="none"), ["sqrt(d_k)"]),
+    "scale by total width": (functools.partial(_mha, scale="total"), ["总宽度"]),
+    "softmax down the columns": (functools.partial(_mha, axis=-2), ["沿列", "最后一个轴"]),
+    "mask after softmax": (functools.partial(_mha, after=True), ["softmax 之后", "之前"]),
+    "off by one (-inf)": (functools.partial(_mha, k=0), ["看见自己"]),
+    "off by one (-1e9)": (functools.partial(_mha, k=0, fill=-1e9), ["对角线", "看见自己"]),
+    "no mask": (functools.partial(_mha, k=None), ["未来"]),
+    "wrong head split": (functools.partial(_mha, split="wrong"), ["(B, T, h, d)"]),
+    "naive exp": (functools.partial(_mha, stable=False), ["最大值"]),
+    "K.T on a batch": (functools.partial(_mha, transpose="T"), ["np.swapaxes"]),
+}
+
+
+@pytest.mark.parametrize("label", list(WRONG))
+def test_classic_mistakes_fail_with_a_chinese_hint(capsys, label):
+    fn, words = WRONG[label]
     result = check_capstone(fn)
     out = capsys.readouterr().out
-    assert not result
-    first_line = out.splitlines()[0]
-    assert fails_at in first_line, out
-    for words in hint_words:
-        assert words in out, (fn.__name__, out)
-    assert "all 6 hidden cases pass" not in out
+    assert not result, label
+    for w in words:
+        assert w in out, (label, out)
 
 
-def test_diagnosis_variants_are_distinguishable():
-    # Each wrong solution is recognised as its own mistake, and the right one as none.
-    assert _diagnose(good) is None
-    names = {_diagnose(f) for f in (no_scaling, column_softmax, mask_after_softmax, off_by_one_inf, no_mask)}
-    assert None not in names and len(names) == 5
+def test_diagnoses_are_distinct():
+    assert _diagnose(good) is None and _diagnose(good_loop) is None
+    kinds = ["no scaling", "scale by total width", "softmax down the columns", "mask after softmax",
+             "off by one (-inf)", "no mask", "wrong head split"]
+    names = {_diagnose(WRONG[k][0]) for k in kinds}
+    assert None not in names and len(names) == len(kinds)
 
 
 def test_not_done_yet_and_not_a_function(capsys):
-    def stub(X, W_Q, W_K, W_V):
+    def stub(X, W_Q, W_K, W_V, W_O, n_heads):
         raise NotImplementedError
 
-    assert not check_capstone(stub)
-    assert "not done yet" in capsys.readouterr().out
+    r = check_capstone(stub)
+    assert not r and r.n_passed == 0
+    assert "NotImplementedError" in capsys.readouterr().out
     assert not check_capstone(good(*_cases()[1].args))
-    assert "expected a function" in capsys.readouterr().out
 
 
 def test_never_prints_expected_values(capsys):
-    check_capstone(lambda X, W_Q, W_K, W_V: np.zeros((*X.shape[:-1], W_V.shape[1])))
-    check_capstone(no_scaling)
+    check_capstone(lambda X, W_Q, W_K, W_V, W_O, n_heads: np.zeros((*X.shape[:-1], W_O.shape[1])))
+    check_capstone(WRONG["no scaling"][0])
     out = capsys.readouterr().out
     assert "[[" not in out and "array(" not in out
     for case in _cases():
         for v in np.ravel(case.expected)[:5]:
             assert f"{v:.3f}" not in out
+
+
+# ---- part 1: numpy only --------------------------------------------------------------------------
+
+def uses_H(X, W_Q, W_K, W_V, W_O, n_heads):
+    return multi_head_self_attention(X, W_Q, W_K, W_V, W_O, n_heads, causal=True).output
+
+
+def uses_H_softmax(X, W_Q, W_K, W_V, W_O, n_heads):
+    B, T, _ = X.shape
+    d = W_Q.shape[1] // n_heads
+    sp = lambda Y: Y.reshape(B, T, n_heads, -1).transpose(0, 2, 1, 3)
+    Q, K, V = sp(X @ W_Q), sp(X @ W_K), sp(X @ W_V)
+    A = H.softmax(Q @ np.swapaxes(K, -1, -2) / np.sqrt(d) + H.causal_mask(T))
+    return (A @ V).transpose(0, 2, 1, 3).reshape(B, T, -1) @ W_O
+
+
+softmax_from_helpers = H.softmax
+
+
+def my_softmax(S):            # the learner's own function... which delegates to helpers
+    return softmax_from_helpers(S)
+
+
+def uses_own_wrapper(X, W_Q, W_K, W_V, W_O, n_heads):
+    B, T, _ = X.shape
+    d = W_Q.shape[1] // n_heads
+    sp = lambda Y: Y.reshape(B, T, n_heads, -1).transpose(0, 2, 1, 3)
+    Q, K, V = sp(X @ W_Q), sp(X @ W_K), sp(X @ W_V)
+    S = np.where(np.triu(np.ones((T, T), bool), 1), -np.inf, Q @ np.swapaxes(K, -1, -2) / np.sqrt(d))
+    return (my_softmax(S) @ V).transpose(0, 2, 1, 3).reshape(B, T, -1) @ W_O
+
+
+def _closure_version():
+    sm = H.softmax
+
+    def fn(X, W_Q, W_K, W_V, W_O, n_heads):
+        return good(X, W_Q, W_K, W_V, W_O, n_heads) + 0 * sm(np.zeros(2))[0]
+    return fn
+
+
+def uses_default(X, W_Q, W_K, W_V, W_O, n_heads, sm=H.softmax):
+    return good(X, W_Q, W_K, W_V, W_O, n_heads) + 0 * sm(np.zeros(2))[0]
+
+
+def uses_import(X, W_Q, W_K, W_V, W_O, n_heads):
+    import helpers  # noqa: F401
+    return good(X, W_Q, W_K, W_V, W_O, n_heads)
+
+
+def uses_dunder_import(X, W_Q, W_K, W_V, W_O, n_heads):
+    return __import__("helpers").heads.multi_head_self_attention(X, W_Q, W_K, W_V, W_O, n_heads, causal=True).output
+
+
+TOOLBOX = {"mha": multi_head_self_attention}
+
+
+def uses_a_dict(X, W_Q, W_K, W_V, W_O, n_heads):
+    return TOOLBOX["mha"](X, W_Q, W_K, W_V, W_O, n_heads, causal=True).output
+
+
+HIDDEN = types.SimpleNamespace(lib=H)
+
+
+def uses_a_namespace(X, W_Q, W_K, W_V, W_O, n_heads):
+    """Invisible to the static scan (an attribute of a plain object); the tripwire sees the call."""
+    return HIDDEN.lib.self_attention(X[..., :1, :], W_Q, W_K, W_V).output.sum() * 0 + good(X, W_Q, W_K, W_V, W_O, n_heads)
+
+
+@pytest.mark.parametrize("fn", [uses_H, uses_H_softmax, uses_own_wrapper, _closure_version(), uses_default, uses_import,
+                                uses_dunder_import, uses_a_dict, uses_a_namespace],
+                         ids=lambda f: getattr(f, "__name__", "fn"))
+def test_a_function_that_uses_helpers_is_refused(capsys, fn):
+    result = check_capstone(fn)
+    out = capsys.readouterr().out
+    assert not result
+    assert "helpers" in out and "numpy" in out, out
+    assert "\u2705" not in out
+
+
+def test_static_scan_is_silent_on_numpy_only_code():
+    assert helpers_references(good) == [] and helpers_references(good_loop) == []
+    assert helpers_references(uses_a_namespace) == []          # ... which is why there is also a tripwire
+
+
+def test_tripwire_restores_helpers():
+    before = H.softmax, H.self_attention
+    check_capstone(uses_a_namespace)
+    assert (H.softmax, H.self_attention) == before
+    assert np.allclose(H.softmax(np.zeros(2)), 0.5)
+
+
+# ---- part 2: the learner's test ---------------------------------------------------------------
+
+def _rand(T=6, d=4, seed=0):
+    return np.random.default_rng(seed).normal(size=(T, d))
+
+
+def learner_shapes_only(attn_fn):
+    X = _rand()
+    return attn_fn(X).shape == X.shape
+
+
+def learner_causality_only(attn_fn):
+    X = _rand()
+    out = attn_fn(X)
+    for k in range(X.shape[0]):
+        X2 = X.copy()
+        X2[k] += 1.0
+        if not np.allclose(attn_fn(X2)[:k], out[:k]):
+            return False
+    return True
+
+
+def learner_shuffle_only(attn_fn):
+    X = _rand()
+    perm = np.r_[np.random.default_rng(1).permutation(X.shape[0] - 1), X.shape[0] - 1]
+    return bool(np.allclose(attn_fn(X[perm])[-1], attn_fn(X)[-1]))
+
+
+def learner_good(attn_fn):
+    return learner_causality_only(attn_fn) and learner_shuffle_only(attn_fn)
+
+
+def learner_good_with_asserts(attn_fn):
+    for seed in range(3):
+        X = _rand(5, 3, seed)
+        out = attn_fn(X)
+        X2 = X.copy()
+        X2[-1] = 9.0
+        assert np.array_equal(attn_fn(X2)[:-1], out[:-1]) or False
+        for k in range(1, 5):
+            X3 = X.copy()
+            X3[k] -= 2.0
+            np.testing.assert_allclose(attn_fn(X3)[:k], out[:k])
+        perm = np.r_[np.random.default_rng(seed).permutation(4), 4]
+        np.testing.assert_allclose(attn_fn(X[perm])[-1], out[-1])
+
+
+def learner_too_strict(attn_fn):
+    X = _rand()
+    perm = np.r_[np.random.default_rng(1).permutation(X.shape[0] - 1), X.shape[0] - 1]
+    return learner_causality_only(attn_fn) and np.array_equal(attn_fn(X[perm])[-1] * 1e15, attn_fn(X)[-1] * 1e15) \
+        and np.array_equal(attn_fn(X[perm]), attn_fn(X))      # also demands the whole output stays: wrong
+
+
+def test_good_learner_tests_are_accepted(capsys):
+    for t in (learner_good, learner_good_with_asserts):
+        result = check_attention_test(t)
+        assert result and result.n_passed == result.n_cases == 6, capsys.readouterr().out
+
+
+@pytest.mark.parametrize("weak, n_missed", [(learner_shapes_only, 5), (learner_shuffle_only, 3), (learner_causality_only, 1)],
+                         ids=["shapes only", "shuffle only", "causality only"])
+def test_weak_learner_tests_are_not_good_enough(capsys, weak, n_missed):
+    result = check_attention_test(weak)
+    out = capsys.readouterr().out
+    assert not result
+    assert "不够好" in out and f"有 {n_missed} 个被放过了" in out, out
+    assert result.n_passed == 6 - n_missed
+
+
+def test_causality_only_misses_exactly_the_position_bias(capsys):
+    check_attention_test(learner_causality_only)
+    out = capsys.readouterr().out
+    assert "位置" in out.split("被放过了")[1].splitlines()[1]
+
+
+def test_a_test_that_rejects_the_correct_implementation_fails(capsys):
+    result = check_attention_test(learner_too_strict)
+    assert not result and result.n_passed == 0
+    assert "正确" in capsys.readouterr().out
+    assert not check_attention_test(lambda attn_fn: False)
+    assert not check_attention_test(lambda attn_fn: attn_fn(np.zeros(3)))       # the test itself errors out
+
+
+def test_not_done_yet_and_not_a_function(capsys):
+    def stub(attn_fn):
+        raise NotImplementedError
+
+    assert not check_attention_test(stub)
+    assert "还没写完" in capsys.readouterr().out
+    assert not check_attention_test(True)
+    assert "不要加括号" in capsys.readouterr().out
+
+
+def test_the_implementations_are_what_they_claim():
+    X = _rand(6, 4, 3)
+    correct = _make_impl("correct")(X)
+    assert np.allclose(correct, _reference(X[None], *_make_impl_weights(4), np.eye(4), 1)[0])
+    for kind in ("off by one", "no mask", "mask after softmax", "wrong axis", "position bias"):
+        assert not np.allclose(_make_impl(kind)(X), correct), kind
+
+
+def _make_impl_weights(d):
+    from helpers.checks.capstone import _weights
+    return _weights(d)

@@ -1,69 +1,47 @@
-"""Self-check for the chapter's capstone (2.12): causal self-attention from scratch.
+"""Self-checks for the chapter's capstone (2.12).
 
-``from helpers.checks.capstone import check_capstone``
+``from helpers.checks import check_capstone, check_attention_test``
 
-The learner writes ``my_causal_self_attention(X, W_Q, W_K, W_V)`` with numpy only;
-it is compared with :func:`helpers.self_attention` (``causal=True``) on hidden cases:
-one token, d_v != d_k, scores large enough to overflow a naive softmax, a batch of
-sequences. When a case fails, the check also runs the learner's function on one small
-diagnostic input and compares it with the classic mistakes (no scaling, softmax
-down the columns, mask after softmax, mask hiding the diagonal, no mask, mask the
-wrong way round); a match names the mistake. No expected value is ever printed.
+Part 1, :func:`check_capstone`: the learner writes batched, causal, multi-head
+self-attention from scratch, numpy only::
+
+    my_causal_mha(X, W_Q, W_K, W_V, W_O, n_heads) -> output
+    X (B, T, d_model); W_Q, W_K (d_model, h*d_k); W_V (d_model, h*d_v); W_O (h*d_v, d_out)
+    output (B, T, d_out)
+
+The check first refuses a function that reaches into ``helpers`` (a static scan of the
+names its code loads, its closure, its defaults and, recursively, the learner's own
+functions it calls; then a run with every ``helpers`` function replaced by a tripwire
+that records the call). Then it compares with an independent reference on hidden cases
+(one token, one head, d_v != d_k, huge scores, batches, d_out != d_model) and, on
+failure, names the classic mistake the output matches. No expected value is printed.
+
+Part 2, :func:`check_attention_test`: the learner writes a *test*
+``my_test(attn_fn) -> bool`` (False or an ``AssertionError`` = "this is not a correct
+causal self-attention"). The check runs it on one correct implementation and on broken
+ones (a mask off by one, no mask, mask after softmax, softmax along the wrong axis, a
+position-dependent bias); a good test accepts the correct one and rejects every broken one.
 """
 
 from __future__ import annotations
 
+import dis
+import functools
+import inspect
+import io
 import math
+import sys
+import types
+from contextlib import contextmanager, redirect_stdout
 
 import numpy as np
 
-from ..attention import self_attention
-from .core import Case, CheckResult, run_check
+from .core import FAIL, PASS, Case, CheckResult, run_check
 
-__all__ = ["check_capstone"]
-
-_ORDER = ("the order is: Q, K, V = X @ W_Q, X @ W_K, X @ W_V; S = Q K^T / sqrt(d_k); add the causal mask "
-          "(-inf where key j > query i); softmax along the last axis; A @ V.")
+__all__ = ["check_capstone", "check_attention_test"]
 
 
-def _inputs(rng, shape_x, d_k, d_v, scale=1.0):
-    d_model = shape_x[-1]
-    X = rng.normal(size=shape_x) * scale
-    return (X, rng.normal(size=(d_model, d_k)), rng.normal(size=(d_model, d_k)), rng.normal(size=(d_model, d_v)))
-
-
-def _reference(X, W_Q, W_K, W_V) -> np.ndarray:
-    return self_attention(X, W_Q, W_K, W_V, causal=True).output
-
-
-def _cases() -> list[Case]:
-    rng = np.random.default_rng(20260212)
-    one = _inputs(rng, (1, 4), 3, 2)
-    basic = _inputs(rng, (4, 5), 3, 3, scale=0.7)
-    dv = _inputs(rng, (5, 6), 4, 2, scale=0.7)
-    wide = _inputs(rng, (7, 8), 16, 5, scale=0.5)
-    huge = _inputs(rng, (5, 6), 4, 3, scale=40.0)
-    batch = _inputs(rng, (3, 4, 5), 3, 2, scale=0.7)
-    return [
-        Case("a single token (T = 1)", one, _reference(*one),
-             "a token always sees itself: the mask keeps the diagonal (j <= i is allowed), so with one token "
-             "the only weight is 1 and the output is that token's value row."),
-        Case("T = 4, d_model = 5, d_k = d_v = 3", basic, _reference(*basic), _ORDER),
-        Case("d_v != d_k (T = 5, d_k = 4, d_v = 2)", dv, _reference(*dv),
-             "d_k is the width of Q and K (Q.shape[-1]), not of V; the output has V's width d_v."),
-        Case("T = 7, d_k = 16", wide, _reference(*wide),
-             "divide the scores by sqrt(d_k) with d_k = Q.shape[-1], and build the mask for this T."),
-        Case("large-magnitude scores (a naive softmax overflows)", huge, _reference(*huge),
-             "np.exp of a score in the hundreds overflows to inf (and of a very negative one underflows to 0): "
-             "subtract each row's maximum before exp; the result does not change, because softmax ignores a "
-             "constant added to a row."),
-        Case("a batch of 3 sequences, X of shape (3, T, d_model)", batch, _reference(*batch),
-             "work on the last two axes only: X @ W already broadcasts; use np.swapaxes(K, -1, -2) instead of "
-             "K.T (which reverses every axis), and normalise with axis=-1, keepdims=True."),
-    ]
-
-
-# ---- diagnosis: what a failing function looks like -------------------------------------------
+# ---- reference (independent of helpers.attention: loops over batch and heads) -----------------
 
 def _stable_softmax(S, axis=-1):
     with np.errstate(invalid="ignore", over="ignore"):
@@ -71,10 +49,76 @@ def _stable_softmax(S, axis=-1):
         return e / e.sum(axis=axis, keepdims=True)
 
 
-def _variant(X, W_Q, W_K, W_V, *, scale=True, axis=-1, mask="causal", after=False, fill=-np.inf):
+def _reference(X, W_Q, W_K, W_V, W_O, n_heads):
+    B, T, _ = X.shape
+    d_k, d_v = W_Q.shape[1] // n_heads, W_V.shape[1] // n_heads
+    out = np.zeros((B, T, n_heads * d_v))
+    for b in range(B):
+        for h in range(n_heads):
+            q = X[b] @ W_Q[:, h * d_k:(h + 1) * d_k]
+            k = X[b] @ W_K[:, h * d_k:(h + 1) * d_k]
+            v = X[b] @ W_V[:, h * d_v:(h + 1) * d_v]
+            for i in range(T):
+                s = np.array([q[i] @ k[j] / math.sqrt(d_k) for j in range(i + 1)])   # keys 0..i only
+                w = np.exp(s - s.max())
+                out[b, i, h * d_v:(h + 1) * d_v] = (w / w.sum()) @ v[: i + 1]
+    return out @ W_O
+
+
+def _inputs(rng, B, T, d_model, h, d_k, d_v, d_out, scale=1.0):
+    X = rng.normal(size=(B, T, d_model)) * scale
+    W_Q, W_K = (rng.normal(size=(d_model, h * d_k)) / math.sqrt(d_model) for _ in range(2))
+    W_V = rng.normal(size=(d_model, h * d_v)) / math.sqrt(d_model)
+    W_O = rng.normal(size=(h * d_v, d_out)) / math.sqrt(h * d_v)
+    return (X, W_Q, W_K, W_V, W_O, h)
+
+
+_ORDER = ("顺序是：Q, K, V = X @ W_Q, X @ W_K, X @ W_V；把最后一维切成 n_heads 段、头放在 T 前面 (B, h, T, d)；"
+          "每个头 S = Q K^T / sqrt(d_k)（d_k 是每个头的宽度）；softmax 之前加因果掩码（键 j > 查询 i 处为 -inf）；"
+          "沿最后一个轴做 softmax；乘 V；把头拼回 (B, T, h*d_v)；最后乘 W_O。")
+
+
+def _cases() -> list[Case]:
+    rng = np.random.default_rng(20260212)
+    one = _inputs(rng, 1, 1, 4, 2, 2, 2, 4)
+    basic = _inputs(rng, 2, 4, 6, 2, 3, 3, 6)
+    single = _inputs(rng, 2, 5, 4, 1, 4, 4, 4)
+    dv = _inputs(rng, 2, 5, 6, 3, 2, 4, 6)
+    huge = _inputs(rng, 2, 5, 6, 2, 3, 3, 6, scale=60.0)
+    big = _inputs(rng, 3, 7, 8, 4, 2, 3, 5)
+    return [
+        Case("一个序列、一个词 (B = 1, T = 1)", one, _reference(*one),
+             "每个词都能看见自己：掩码保留对角线（j <= i 允许），所以只有一个词时它的权重是 1。"),
+        Case("B = 2, T = 4, d_model = 6, 2 个头", basic, _reference(*basic), _ORDER),
+        Case("只有 1 个头 (n_heads = 1)", single, _reference(*single),
+             "一个头时，结果就是 2.10 的单头因果注意力再乘 W_O。"),
+        Case("3 个头，每头 d_v = 4 不等于 d_k = 2", dv, _reference(*dv),
+             "Q、K 的每头宽度是 W_Q.shape[1] // n_heads，V 的每头宽度是 W_V.shape[1] // n_heads，两者可以不同；"
+             "缩放用每头的 d_k。"),
+        Case("分数很大（朴素的 np.exp 会上溢）", huge, _reference(*huge),
+             "分数上百时 np.exp 上溢成 inf：softmax 之前先减去每一行的最大值（对一行加同一个常数，softmax 不变）。"),
+        Case("B = 3, T = 7, 4 个头, d_out = 5 不等于 d_model", big, _reference(*big),
+             "输出宽度由 W_O 的列数决定；每一步只在最后两个轴上操作（用 np.swapaxes(K, -1, -2)，不要用 K.T，"
+             "它会把所有轴都倒过来）。"),
+    ]
+
+
+# ---- diagnosis: what a failing function looks like ---------------------------------------------
+
+def _variant(X, W_Q, W_K, W_V, W_O, h, *, scale="head", axis=-1, mask="causal", after=False, fill=-np.inf,
+             split="right"):
+    B, T, _ = X.shape
     Q, K, V = X @ W_Q, X @ W_K, X @ W_V
-    T = Q.shape[-2]
-    S = Q @ np.swapaxes(K, -1, -2) / (math.sqrt(Q.shape[-1]) if scale else 1.0)
+
+    def heads(Y):
+        d = Y.shape[-1] // h
+        if split == "right":
+            return Y.reshape(B, T, h, d).transpose(0, 2, 1, 3)
+        return Y.reshape(B, h, T, d)                       # reshape without moving the head axis
+
+    Qh, Kh, Vh = heads(Q), heads(K), heads(V)
+    div = {"head": math.sqrt(Qh.shape[-1]), "total": math.sqrt(Q.shape[-1]), "none": 1.0}[scale]
+    S = Qh @ np.swapaxes(Kh, -1, -2) / div
     blocked = {"causal": np.triu(np.ones((T, T), bool), k=1), "diagonal too": np.triu(np.ones((T, T), bool), k=0),
                "anti": np.tril(np.ones((T, T), bool), k=-1), "none": np.zeros((T, T), bool)}[mask]
     if after:
@@ -82,30 +126,29 @@ def _variant(X, W_Q, W_K, W_V, *, scale=True, axis=-1, mask="causal", after=Fals
     else:
         A = _stable_softmax(np.where(blocked, fill, S), axis)
     with np.errstate(invalid="ignore"):
-        return A @ V
+        out = A @ Vh
+    if split == "right":
+        out = out.transpose(0, 2, 1, 3)
+    return out.reshape(B, T, -1) @ W_O
 
 
-_OFF_BY_ONE = ("matches a mask that also hides the diagonal (off by one): a token must see itself; only keys "
-               "j > i are in the future (np.triu(..., k=1)).")
+_OFF_BY_ONE = "像一个连对角线也挡住的掩码（错了一位）：每个词必须能看见自己，只有 j > i 的键才是未来（np.triu(..., k=1)）。"
 
 _DIAGNOSES = [
-    (dict(scale=False), "matches attention WITHOUT the 1/sqrt(d_k) scaling: divide the scores by sqrt(d_k), "
-                        "d_k = Q.shape[-1]."),
-    (dict(axis=-2), "matches a softmax taken down the columns (axis=0/-2): each query's row must sum to 1, "
-                    "so normalise along the last axis (over the keys)."),
-    (dict(after=True), "matches masking AFTER softmax (zeroing the future weights): then the rows no longer "
-                       "sum to 1. Add the mask to the scores BEFORE softmax, so the remaining weights renormalise."),
-    (dict(mask="diagonal too"), _OFF_BY_ONE),              # with -inf: the first row is NaN
-    (dict(mask="diagonal too", fill=-1e9), _OFF_BY_ONE),   # with -1e9: the first row is uniform
-    (dict(mask="none"), "matches attention with NO mask: every token still sees the future."),
-    (dict(mask="anti"), "matches a mask the wrong way round (tokens see the future, not the past): block "
-                        "j > i, the part above the diagonal."),
+    (dict(scale="none"), "像没有除以 sqrt(d_k) 的注意力：分数要除以每个头的宽度 d_k 的平方根。"),
+    (dict(scale="total"), "像用所有头的总宽度 h*d_k 做缩放：每个头只看自己的 d_k 维，缩放用 sqrt(每头的 d_k)。"),
+    (dict(axis=-2), "像沿列（axis=-2）做的 softmax：每个查询那一行（对键）要和为 1，应沿最后一个轴归一化。"),
+    (dict(after=True), "像在 softmax 之后才掩码（把未来的权重清零）：那样每行不再和为 1。要在 softmax 之前把掩码加到分数上。"),
+    (dict(mask="diagonal too"), _OFF_BY_ONE),
+    (dict(mask="diagonal too", fill=-1e9), _OFF_BY_ONE),
+    (dict(mask="none"), "像完全没有掩码的注意力：每个词仍然看得见未来。"),
+    (dict(mask="anti"), "像方向反了的掩码（看见未来、看不见过去）：要屏蔽的是对角线以上 j > i 的部分。"),
+    (dict(split="wrong"), "像直接 reshape 成 (B, h, T, d) 的切头方式：要先 reshape 成 (B, T, h, d)，再把头这一维挪到 T 前面。"),
 ]
 
 
 def _diagnose(fn) -> str | None:
-    rng = np.random.default_rng(12)
-    args = _inputs(rng, (4, 5), 3, 2)
+    args = _inputs(np.random.default_rng(12), 2, 4, 6, 2, 3, 2, 6)
     try:
         with np.errstate(all="ignore"):
             got = np.asarray(fn(*args), dtype=float)
@@ -118,25 +161,257 @@ def _diagnose(fn) -> str | None:
     return None
 
 
+# ---- "numpy only": refuse a function that reaches into helpers --------------------------------
+
+_FORBIDDEN_NAMES = {"helpers", "__import__", "importlib", "eval", "exec", "sys", "globals", "builtins"}
+
+
+def _is_helpers(obj) -> bool:
+    if isinstance(obj, types.ModuleType):
+        name = obj.__name__
+    else:
+        name = getattr(obj, "__module__", None) or ""
+        if not isinstance(name, str):
+            return False
+        if not name and not isinstance(obj, type):
+            name = getattr(type(obj), "__module__", "") or ""
+    return name == "helpers" or name.startswith("helpers.")
+
+
+def _loaded_globals(code) -> set[str]:
+    names = set()
+    for ins in dis.get_instructions(code):
+        if ins.opname in ("LOAD_GLOBAL", "LOAD_NAME", "IMPORT_NAME", "IMPORT_FROM") and isinstance(ins.argval, str):
+            names.add(ins.argval)
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            names |= _loaded_globals(const)
+    return names
+
+
+def helpers_references(fn, _seen=None) -> list[str]:
+    """Names through which ``fn`` (or a function it calls) reaches ``helpers``; [] if none found.
+
+    A static scan: the global names its code loads (and its nested functions'), its closure
+    cells, its default arguments; the learner's own functions found this way are scanned too.
+    """
+    seen = set() if _seen is None else _seen
+    if id(fn) in seen:
+        return []
+    seen.add(id(fn))
+    if _is_helpers(fn):
+        return [getattr(fn, "__name__", repr(fn))]
+    if isinstance(fn, functools.partial):
+        found = helpers_references(fn.func, seen)
+        for v in list(fn.args) + list(fn.keywords.values()):
+            found += helpers_references(v, seen)
+        return found
+    if inspect.ismethod(fn):
+        return helpers_references(fn.__func__, seen) + helpers_references(fn.__self__, seen)
+    if isinstance(fn, types.ModuleType):
+        return []
+    if not inspect.isfunction(fn):
+        call = getattr(type(fn), "__call__", None)
+        if callable(fn) and inspect.isfunction(call) and not _is_helpers(type(fn)):
+            return helpers_references(call, seen)
+        return []
+    found = []
+    code, g = fn.__code__, fn.__globals__
+    builtins_ns = g.get("__builtins__", {})
+    builtins_ns = vars(builtins_ns) if isinstance(builtins_ns, types.ModuleType) else builtins_ns
+    refs = []
+    for name in sorted(_loaded_globals(code)):
+        if name in _FORBIDDEN_NAMES and (name not in g or name in ("helpers",)):
+            found.append(name)
+        if name in g:
+            refs.append((name, g[name]))
+        elif name in builtins_ns and name in _FORBIDDEN_NAMES:
+            found.append(name)
+    for cell in fn.__closure__ or ():
+        try:
+            refs.append(("(closure)", cell.cell_contents))
+        except ValueError:  # empty cell
+            pass
+    for v in list(fn.__defaults__ or ()) + list((fn.__kwdefaults__ or {}).values()):
+        refs.append(("(default)", v))
+    for name, obj in refs:
+        if _is_helpers(obj):
+            found.append(name if name[0] != "(" else getattr(obj, "__name__", name))
+        elif obj is sys:
+            found.append("sys")
+        elif isinstance(obj, (dict, list, tuple, set, frozenset)) and id(obj) not in seen and len(obj) < 10_000:
+            seen.add(id(obj))
+            items = obj.values() if isinstance(obj, dict) else obj
+            refs.extend((name, v) for v in items if not isinstance(v, (int, float, str, bytes, np.ndarray)))
+        elif inspect.isfunction(obj) or isinstance(obj, functools.partial) or inspect.ismethod(obj):
+            if not (getattr(obj, "__module__", "") or "").startswith(("numpy", "math")):
+                found += helpers_references(obj, seen)
+    return sorted(set(found))
+
+
+@contextmanager
+def _tripwire(calls: list):
+    """Wrap every function of every loaded helpers module (except the checks) so a call is recorded."""
+    patched = []
+    for modname, mod in list(sys.modules.items()):
+        if mod is None or not (modname == "helpers" or modname.startswith("helpers.")) or modname.startswith("helpers.checks"):
+            continue
+        for attr, value in list(vars(mod).items()):
+            if inspect.isfunction(value) and _is_helpers(value):
+                def wrapper(*a, __f=value, **kw):
+                    calls.append(__f.__name__)
+                    return __f(*a, **kw)
+                patched.append((mod, attr, value))
+                setattr(mod, attr, wrapper)
+    try:
+        yield
+    finally:
+        for mod, attr, value in patched:
+            setattr(mod, attr, value)
+
+
+def _refuse(name: str, what: str) -> CheckResult:
+    msg = (f"{FAIL} {name}：你的函数用到了 helpers（{what}）。综合练习要求只用 numpy 从零实现："
+           f"把 helpers 的调用换成你自己写的 numpy 代码（需要 softmax 就自己写一个）。")
+    print(msg)
+    return CheckResult(name, False, 0, 0, msg)
+
+
 def check_capstone(fn) -> CheckResult:
-    """Check ``fn(X, W_Q, W_K, W_V) -> output``: causal scaled dot-product self-attention.
+    """Check ``fn(X, W_Q, W_K, W_V, W_O, n_heads) -> output``: batched causal multi-head self-attention.
 
     Parameters of ``fn``
     --------------------
-    X : numpy.ndarray, shape (..., T, d_model)
-    W_Q, W_K : numpy.ndarray, shape (d_model, d_k)
-    W_V : numpy.ndarray, shape (d_model, d_v)
-    returns : array, shape (..., T, d_v)
+    X : numpy.ndarray, shape (B, T, d_model)
+    W_Q, W_K : numpy.ndarray, shape (d_model, h * d_k)
+    W_V : numpy.ndarray, shape (d_model, h * d_v)
+    W_O : numpy.ndarray, shape (h * d_v, d_out)
+    n_heads : int, h
+    returns : array, shape (B, T, d_out)
 
-    Prints one verdict line (and, on failure, a hint and possibly a diagnosis); returns
-    a :class:`CheckResult` that is truthy when all hidden cases pass.
+    Refuses (falsy result, Chinese message) a function that uses ``helpers``. Otherwise prints
+    one verdict line (on failure a hint, and possibly a diagnosis of the classic mistake).
     """
-    result = run_check("check_capstone", fn, _cases(), atol=1e-8, rtol=1e-6)
-    if result or "not done yet" in result.message or not callable(fn):
+    name = "check_capstone"
+    if callable(fn):
+        refs = helpers_references(fn)
+        if refs:
+            return _refuse(name, "通过 " + ", ".join(refs))
+    cases = _cases()
+    calls: list = []
+    buf = io.StringIO()
+    with _tripwire(calls), redirect_stdout(buf):
+        result = run_check(name, fn, cases, atol=1e-8, rtol=1e-6)
+    if calls:
+        return _refuse(name, "运行时调用了 " + ", ".join(sorted(set(calls))))
+    print(buf.getvalue(), end="")
+    if result or not callable(fn) or (result.n_passed == 0 and "NotImplementedError" in result.message) \
+            or "raise NotImplementedError" in result.message:
         return result
+    if any(w in result.message for w in ("matmul", "broadcast", "reshape", "shape")):
+        line = ("   形状提示：输入是批量的 (B, T, d_model)，切头后是 (B, h, T, d)。转置只交换最后两个轴"
+                "（np.swapaxes(K, -1, -2)）；K.T 会把所有轴倒过来。")
+        print(line)
+        return CheckResult(result.name, False, result.n_cases, result.n_passed, result.message + "\n" + line)
     diagnosis = _diagnose(fn)
     if diagnosis is None or diagnosis in result.message:
         return result
-    line = f"   Diagnosis: on a small extra input, your output {diagnosis}"
+    line = f"   诊断：在一个额外的小输入上，你的输出{diagnosis}"
     print(line)
     return CheckResult(result.name, False, result.n_cases, result.n_passed, result.message + "\n" + line)
+
+
+# ---- part 2: the learner writes the test -------------------------------------------------------
+
+def _weights(d: int):
+    g = np.random.default_rng(7000 + d)
+    return [g.normal(size=(d, d)) / math.sqrt(d) for _ in range(3)]
+
+
+def _make_impl(kind: str):
+    """An attention ``attn_fn(X) -> (T, d)`` for X of shape (T, d), with fixed hidden weights per d."""
+
+    def attn_fn(X):
+        X = np.asarray(X, dtype=float)
+        if X.ndim != 2:
+            raise ValueError(f"attn_fn expects X of shape (T, d); got shape {X.shape}")
+        T, d = X.shape
+        W_Q, W_K, W_V = _weights(d)
+        Q, K, V = X @ W_Q, X @ W_K, X @ W_V
+        S = Q @ K.T / math.sqrt(d)
+        i, j = np.indices((T, T))
+        if kind == "position bias":                  # an ALiBi-like bias: depends on where a token sits
+            S = S - 0.5 * (i - j)
+        blocked = {"off by one": j > i + 1, "no mask": np.zeros((T, T), bool)}.get(kind, j > i)
+        if kind == "mask after softmax":
+            A = np.where(blocked, 0.0, _stable_softmax(S))
+        elif kind == "wrong axis":
+            A = _stable_softmax(np.where(blocked, -np.inf, S), axis=0)
+        else:
+            A = _stable_softmax(np.where(blocked, -np.inf, S))
+        return A @ V
+
+    attn_fn.__name__ = attn_fn.__qualname__ = "attn_fn"
+    return attn_fn
+
+
+_BROKEN = {
+    "off by one": "掩码错了一位：每个词还能偷看它后面紧挨着的那一个词",
+    "no mask": "没有掩码：每个词都看得见整个序列",
+    "mask after softmax": "softmax 之后才把未来的权重清零（分母里仍有未来的词）",
+    "wrong axis": "softmax 沿错了轴（按列归一化）",
+    "position bias": "分数里加了一个随位置变化的偏置（偷偷用了词的位置）",
+}
+
+
+def _verdict(my_test, attn_fn) -> tuple[bool, str]:
+    """(accepted, note): did ``my_test`` accept ``attn_fn``? False/AssertionError/any exception = rejected."""
+    try:
+        with np.errstate(all="ignore"):
+            out = my_test(attn_fn)
+    except AssertionError:
+        return False, ""
+    except NotImplementedError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - the learner's test may fail in any way
+        return False, f"{type(exc).__name__}: {exc}"
+    return (out is None or bool(out)), ""
+
+
+def check_attention_test(my_test) -> CheckResult:
+    """Check a learner's test ``my_test(attn_fn) -> bool`` of causal self-attention.
+
+    ``attn_fn(X)`` takes X of shape (T, d) (any T >= 1, d >= 1) and returns (T, d); its weights
+    are fixed and hidden. The test returns True (or None) to accept, False or raises
+    ``AssertionError`` to reject. A good test accepts the correct implementation and rejects
+    all the broken ones (mask off by one, no mask, mask after softmax, wrong softmax axis,
+    position-dependent bias). Prints which ones slip through, never how to catch them.
+    """
+    name = "check_attention_test"
+    if not callable(my_test):
+        msg = f"{FAIL} {name}：需要传入测试函数本身（不要加括号调用它），收到的是 {type(my_test).__name__}。"
+        print(msg)
+        return CheckResult(name, False, 1 + len(_BROKEN), 0, msg)
+    n = 1 + len(_BROKEN)
+    try:
+        ok, note = _verdict(my_test, _make_impl("correct"))
+        if not ok:
+            msg = (f"{FAIL} {name}：你的测试拒绝了一个**正确**的因果自注意力" + (f"（测试自己出错：{note}）" if note else "")
+                   + "。\n   提示：浮点数比较用 np.allclose；只有严格由因果性保证的量（前面各行）才能要求逐位相等。")
+            print(msg)
+            return CheckResult(name, False, n, 0, msg)
+        missed = [text for kind, text in _BROKEN.items() if _verdict(my_test, _make_impl(kind))[0]]
+    except NotImplementedError:
+        msg = f"{FAIL} {name}：还没写完——把 `raise NotImplementedError` 换成你的测试。"
+        print(msg)
+        return CheckResult(name, False, n, 0, msg)
+    if missed:
+        msg = (f"{FAIL} {name}：你的测试接受了正确的实现，但还不够好：{len(_BROKEN)} 个有毛病的实现里有 "
+               f"{len(missed)} 个被放过了：\n" + "\n".join(f"   - {m}" for m in missed)
+               + "\n   提示：因果性——改动后面的词，前面各行必须不变；排列——因果注意力不知道位置，"
+                 "打乱最后一个词之前的那些词，最后一行的输出不变。")
+        print(msg)
+        return CheckResult(name, False, n, n - len(missed), msg)
+    msg = f"{PASS} {name}：你的测试接受了正确的实现，并抓住了全部 {len(_BROKEN)} 个有毛病的实现。"
+    print(msg)
+    return CheckResult(name, True, n, n, msg)
