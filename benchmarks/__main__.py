@@ -22,12 +22,16 @@ from __future__ import annotations
 
 import argparse
 import os
-import resource
 import sys
 import time
 
 
 def _rss_mib() -> float:
+    """Peak RSS of this process in MiB; NaN where the Unix-only ``resource`` module is missing (Windows)."""
+    try:
+        import resource  # Unix only: imported here so `python -m benchmarks --help` works on Windows
+    except ImportError:
+        return float("nan")
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB on Linux
 
 
