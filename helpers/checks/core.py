@@ -1,13 +1,17 @@
 """The self-check machinery behind every exercise.
 
-A check runs the learner's function on hidden cases and prints one clear line:
-pass, or the first case that failed and a hint. It never prints the expected
-answer, and it never raises because the learner's code did: the notebook must
-keep running so the learner can fix the cell and try again.
+A check runs the learner's function on hidden cases and prints one clear line
+(in Simplified Chinese): pass, or the first case that failed and a hint. It never
+prints the expected answer, and it never raises because the learner's code did:
+the notebook must keep running so the learner can fix the cell and try again.
+
+The learner's function receives copies of the hidden inputs; a function that
+changes its inputs in place fails (the caller's arrays would change under it).
 """
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -18,6 +22,7 @@ __all__ = ["Case", "CheckResult", "run_check", "check_array"]
 
 PASS = "\u2705"  # green check mark
 FAIL = "\u274c"  # red cross
+TODO = "\u23f3"  # hourglass: not done yet
 
 
 @dataclass(frozen=True)
@@ -27,15 +32,17 @@ class Case:
     Attributes
     ----------
     label : str
-        Short description shown when the case fails ("huge scores").
+        Short description shown when the case fails ("很大的分数").
     args : tuple
         Positional arguments for the learner's function.
     expected : Any
         The reference result (array, tuple of arrays or scalar). Never printed.
     hint : str
-        What to look at if this case fails.
+        What to look at if this case fails (Chinese, conceptual, never the code of the answer).
     kwargs : dict
         Keyword arguments for the learner's function.
+    atol, rtol : float or None
+        Tolerances for this case only (e.g. a float32 input); ``None`` uses the check's.
     """
 
     label: str
@@ -43,6 +50,8 @@ class Case:
     expected: Any
     hint: str = ""
     kwargs: dict = field(default_factory=dict)
+    atol: float | None = None
+    rtol: float | None = None
 
 
 @dataclass(frozen=True)
@@ -70,29 +79,54 @@ def _compare(got, expected, atol: float, rtol: float) -> str | None:
     """Return None if ``got`` matches ``expected``, else a reason that does not reveal ``expected``."""
     if isinstance(expected, tuple):
         if not isinstance(got, (tuple, list)) or len(got) != len(expected):
-            return f"expected a tuple of {len(expected)} results, got {type(got).__name__}"
+            return f"应返回 {len(expected)} 个结果组成的元组（tuple），你返回的是 {type(got).__name__}"
         for k, (g, e) in enumerate(zip(got, expected)):
             reason = _compare(g, e, atol, rtol)
             if reason:
-                return f"result #{k + 1}: {reason}"
+                return f"第 {k + 1} 个返回值：{reason}"
         return None
     if got is None:
-        return "your function returned None (did you forget `return`?)"
+        return "你的函数返回了 None（是不是忘了写 `return`？）"
     try:
         g = np.asarray(got, dtype=float)
     except (TypeError, ValueError):
-        return f"could not read your result as numbers (got {type(got).__name__})"
+        return f"无法把你的结果读成数值（收到的是 {type(got).__name__}）"
     e = np.asarray(expected, dtype=float)
     if g.shape != e.shape:
-        return f"your result has shape {g.shape}, expected shape {e.shape}"
-    if not np.all(np.isfinite(g)) and np.all(np.isfinite(e)):
-        return "your result contains NaN or inf"
+        return f"你的结果形状（shape）是 {g.shape}，应为 {e.shape}"
+    if np.any(np.isfinite(g) != np.isfinite(e)) or np.any(np.isnan(g) != np.isnan(e)):
+        if not np.all(np.isfinite(g)):
+            return "你的结果含有 NaN 或 inf（常见原因：exp 溢出，或 0/0）"
+        return "你的结果在应为 inf 的位置给出了有限值"
     close = np.isclose(g, e, atol=atol, rtol=rtol, equal_nan=True)
+    if not np.all(close) and isinstance(expected, (bool, np.bool_)):
+        return "你返回的真假值（True/False）不对"
+    if not np.all(close) and close.size == 1:
+        return "你的数值不对"
     if not np.all(close):
         # Say how many entries are off, not by how much: with an all-zero answer the
         # size of the error would give the expected values away.
-        return f"wrong values in {int(close.size - close.sum())} of {close.size} entries"
+        return f"共 {close.size} 个元素中有 {int(close.size - close.sum())} 个数值不对"
     return None
+
+
+def _copy_args(args: tuple, kwargs: dict) -> tuple[tuple, dict]:
+    return copy.deepcopy(args), copy.deepcopy(kwargs)
+
+
+def _same(a, b) -> bool:
+    """True if ``a`` (the original input) still equals ``b`` (what the learner's function saw)."""
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        a, b = np.asarray(a), np.asarray(b)
+        return a.shape == b.shape and a.dtype == b.dtype and np.array_equal(a, b, equal_nan=a.dtype.kind in "fc")
+    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
+        return type(a) is type(b) and len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
+    try:
+        return bool(a == b) or (a != a and b != b)
+    except Exception:  # objects that cannot be compared are not inputs we check
+        return True
 
 
 def run_check(
@@ -107,35 +141,47 @@ def run_check(
     """Run ``fn`` on each case, print a verdict line, return a :class:`CheckResult`.
 
     Stops at the first failing case. A ``NotImplementedError`` from ``fn`` is
-    reported as "not done yet"; any other exception is reported with its type
-    and message (no traceback), followed by the case's hint.
+    reported as "尚未完成 (not done yet)" and gives a falsy result; any other
+    exception is reported with its type and message (no traceback), followed by
+    the case's hint. ``fn`` gets copies of the inputs; changing them in place fails.
+    numpy floating-point warnings inside ``fn`` are silenced: the check reports NaN/inf itself.
     """
     if not callable(fn):
-        msg = f"{FAIL} {name}: expected a function, got {type(fn).__name__}. Pass the function itself, without calling it."
+        msg = (f"{FAIL} {name}：这里需要传入一个函数，你传入的是 {type(fn).__name__}。"
+               "请传函数本身，不要在函数名后加括号调用它。")
         print(msg)
         return CheckResult(name, False, len(cases), 0, msg)
     for k, case in enumerate(cases):
-        where = f"case {k + 1}/{len(cases)} ({case.label})"
+        where = f"第 {k + 1}/{len(cases)} 个用例（{case.label}）"
+        args, kwargs = _copy_args(case.args, case.kwargs)
         try:
-            got = fn(*case.args, **case.kwargs)
+            with np.errstate(all="ignore"):
+                got = fn(*args, **kwargs)
         except NotImplementedError:
-            msg = f"{FAIL} {name}: not done yet - replace `raise NotImplementedError` with your code."
+            msg = (f"{TODO} {name}：尚未完成（not done yet）——把 `raise NotImplementedError` "
+                   "换成你的代码，再运行这个单元。")
             print(msg)
             return CheckResult(name, False, len(cases), k, msg)
         except Exception as exc:  # the learner's bug must not stop the notebook
-            reason = f"your function raised {type(exc).__name__}: {exc}"
+            reason = f"你的函数抛出了异常 {type(exc).__name__}: {exc}"
         else:
-            reason = _compare(got, case.expected, atol, rtol)
+            if not (_same(case.args, args) and _same(case.kwargs, kwargs)):
+                reason = "你的函数原地修改（in-place）了传入的数组；请在新数组上计算，不要改动输入"
+            else:
+                reason = _compare(got, case.expected, atol if case.atol is None else case.atol,
+                                  rtol if case.rtol is None else case.rtol)
         if reason:
             hint = case.hint or general_hint
-            msg = f"{FAIL} {name}: {where}: {reason}." + (f"\n   Hint: {hint}" if hint else "")
+            if "原地修改" in reason:
+                hint = "把中间结果存进新的变量，而不是用 -=、/= 之类的原地运算改写传进来的数组。"
+            msg = f"{FAIL} {name}：{where}：{reason}。" + (f"\n   提示（hint）：{hint}" if hint else "")
             print(msg)
             return CheckResult(name, False, len(cases), k, msg)
-    msg = f"{PASS} {name}: all {len(cases)} hidden cases pass."
+    msg = f"{PASS} {name}：全部 {len(cases)} 个隐藏用例通过（all {len(cases)} hidden cases pass）。"
     print(msg)
     return CheckResult(name, True, len(cases), len(cases), msg)
 
 
 def check_array(name: str, got, expected, *, atol: float = 1e-3, rtol: float = 0.0, hint: str = "") -> CheckResult:
     """Check a value the learner computed (not a function) against a hidden reference."""
-    return run_check(name, lambda: got, [Case("your value", (), expected, hint)], atol=atol, rtol=rtol)
+    return run_check(name, lambda: got, [Case("你的数值", (), expected, hint)], atol=atol, rtol=rtol)

@@ -20,14 +20,13 @@ def check_split_heads(fn) -> CheckResult:
     Y2 = rng.normal(size=(5, 8))
     Y3 = rng.normal(size=(3, 6))
     cases = [
-        Case("T = 2, width 6, 2 heads", (Y1, 2), split_heads(Y1, 2),
-             "the result has shape (n_heads, T, d_head) and head i is Y[:, i*d_head:(i+1)*d_head]. Reshape to "
-             "(T, n_heads, d_head) first (each row cut into slices), THEN move the head axis to the front; "
-             "reshaping straight to (n_heads, T, d_head) mixes tokens."),
-        Case("T = 5, width 8, 4 heads", (Y2, 4), split_heads(Y2, 4),
-             "d_head = width // n_heads; head i takes a contiguous block of columns, not every n_heads-th one."),
-        Case("one head", (Y3, 1), split_heads(Y3, 1), "with one head the only head is all of Y: shape (1, T, width)."),
-        Case("one column per head", (Y3, 6), split_heads(Y3, 6), "d_head = width // n_heads."),
+        Case("T = 2，宽度 6，2 个头", (Y1, 2), split_heads(Y1, 2),
+             "结果形状是 (n_heads, T, d_head)，第 i 个头是 Y 的第 i 段连续的列。先把每一行切成 n_heads 段"
+             "（形状 (T, n_heads, d_head)），然后（THEN）再把头这一轴移到最前面；直接变形成 (n_heads, T, d_head) 会把不同 token 混在一起。"),
+        Case("T = 5，宽度 8，4 个头", (Y2, 4), split_heads(Y2, 4),
+             "d_head = 宽度 ÷ n_heads；第 i 个头取一段连续的列，而不是每隔 n_heads 列取一列。"),
+        Case("只有一个头", (Y3, 1), split_heads(Y3, 1), "只有一个头时，这个头就是整个 Y：形状 (1, T, 宽度)。"),
+        Case("每个头一列", (Y3, 6), split_heads(Y3, 6), "d_head = 宽度 ÷ n_heads。"),
     ]
     return run_check("check_split_heads", fn, cases, atol=0.0, rtol=0.0)
 
@@ -45,13 +44,13 @@ def check_multi_head(fn) -> CheckResult:
     two = inputs(5, 8, 2, 4, 4, 8)
     four = inputs(6, 8, 4, 2, 3, 5)
     cases = [
-        Case("one head (the chapter's formula, then W_O)", one,
+        Case("一个头（本章的公式，再乘 W_O）", one,
              multi_head_self_attention(*one[:5], n_heads=1).output,
-             "with one head: softmax(Q K^T / sqrt(d_k)) V, then multiply by W_O."),
-        Case("2 heads of width 4", two, multi_head_self_attention(*two[:5], n_heads=2).output,
-             "scale each head by sqrt(d_head) (its own width), not sqrt of the full width; concatenate "
-             "the heads in order before W_O."),
-        Case("4 heads, d_k = 2, d_v = 3, d_out = 5", four, multi_head_self_attention(*four[:5], n_heads=4).output,
-             "split V by its own width (W_V.shape[1] // n_heads), which may differ from Q's."),
+             "一个头时就是本章的缩放点积注意力，最后再乘输出投影 W_O。"),
+        Case("2 个宽度为 4 的头", two, multi_head_self_attention(*two[:5], n_heads=2).output,
+             "每个头按它自己的宽度缩放（√d_head，sqrt(d_head)），而不是整个宽度的平方根；"
+             "按顺序拼接各头的输出，再乘 W_O。"),
+        Case("4 个头，d_k = 2，d_v = 3，d_out = 5", four, multi_head_self_attention(*four[:5], n_heads=4).output,
+             "值（V）要按它自己的宽度切分（每头 d_v 列），它可以和查询、键的宽度不同。"),
     ]
     return run_check("check_multi_head", fn, cases, atol=1e-8, rtol=1e-6)

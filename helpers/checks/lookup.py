@@ -26,16 +26,16 @@ def check_cosine(fn) -> CheckResult:
     rng = np.random.default_rng(20260201)
     a, b = rng.normal(size=7), rng.normal(size=7)
     cases = [
-        Case("same direction, different lengths", (np.array([1.0, 2.0, 2.0]), np.array([3.0, 6.0, 6.0])), 1.0,
-             "cosine ignores length: divide the dot product by BOTH vector lengths (np.linalg.norm)."),
-        Case("orthogonal vectors", (np.array([1.0, 0.0, 0.0]), np.array([0.0, 5.0, 0.0])), 0.0,
-             "start from the dot product a . b; orthogonal vectors have dot product 0."),
-        Case("opposite vectors", (np.array([0.0, 3.0, -4.0]), np.array([0.0, -1.5, 2.0])), -1.0,
-             "do not take absolute values: opposite directions give a negative cosine."),
-        Case("two 7-d vectors", (a, b), cosine_similarity(a, b),
-             "sum of elementwise products, divided by the product of the two Euclidean norms."),
-        Case("long vectors (lengths ~1000)", (1000.0 * a, 500.0 * b), cosine_similarity(a, b),
-             "the cosine does not depend on the lengths at all: divide by BOTH vector lengths."),
+        Case("方向相同、长度不同", (np.array([1.0, 2.0, 2.0]), np.array([3.0, 6.0, 6.0])), 1.0,
+             "余弦与长度无关：点积要同时除以两个（BOTH）向量的长度（欧几里得范数）。"),
+        Case("正交的向量", (np.array([1.0, 0.0, 0.0]), np.array([0.0, 5.0, 0.0])), 0.0,
+             "从点积出发：正交向量的点积是 0，余弦也应是 0（不是角度，也不是 1 - 余弦）。"),
+        Case("方向相反的向量", (np.array([0.0, 3.0, -4.0]), np.array([0.0, -1.5, 2.0])), -1.0,
+             "不要取绝对值：方向相反时余弦是负数（negative cosine）。"),
+        Case("两个 7 维向量", (a, b), cosine_similarity(a, b),
+             "逐元素乘积之和，除以两个欧几里得范数的乘积（不是范数的平方）。"),
+        Case("很长的向量（长度约 1000）", (1000.0 * a, 500.0 * b), cosine_similarity(a, b),
+             "余弦完全不依赖长度：要同时除以两个（BOTH）向量的长度，也不要对点积做截断。"),
     ]
     return run_check("check_cosine", fn, cases, atol=1e-9, rtol=1e-9)
 
@@ -48,14 +48,14 @@ def check_contextual_mix(fn) -> CheckResult:
     X_wide = rng.normal(size=(3, 5))
     w3 = rng.dirichlet(np.ones(3))
     cases = [
-        Case("all weight on token 2", (np.array([0.0, 0.0, 1.0, 0.0]), X), X[2],
-             "weight j multiplies ROW j of vectors (the vector of token j)."),
-        Case("uniform weights", (np.full(4, 0.25), X), X.mean(axis=0),
-             "equal weights should give the plain average of the token vectors."),
-        Case("4 tokens, d = 3", (w, X), contextual_mix(w, X),
-             "the result has one entry per AXIS (length d), not one per token."),
-        Case("3 tokens, d = 5", (w3, X_wide), contextual_mix(w3, X_wide),
-             "vectors has shape (T, d): contract the weights with its first axis (weights @ vectors)."),
+        Case("权重全在 token 2 上", (np.array([0.0, 0.0, 1.0, 0.0]), X), X[2],
+             "权重 j 乘的是 vectors 的第 j 行（ROW j，即 token j 的向量）。"),
+        Case("均匀权重", (np.full(4, 0.25), X), X.mean(axis=0),
+             "权重相等时，结果应是各 token 向量的普通平均。"),
+        Case("4 个 token，d = 3", (w, X), contextual_mix(w, X),
+             "结果每个维度（长度 d）一个数，而不是每个 token 一个数。"),
+        Case("3 个 token，d = 5", (w3, X_wide), contextual_mix(w3, X_wide),
+             "vectors 的形状是 (T, d)：权重要和它的第一个轴（token 轴）配对求和。"),
     ]
     return run_check("check_contextual_mix", fn, cases, atol=1e-9, rtol=1e-9)
 
@@ -72,17 +72,17 @@ def check_soft_lookup(fn) -> CheckResult:
     q_big = np.array([1.0, 0.5])
     V_big = np.array([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]])
     cases = [
-        Case("4 keys, temperature 1", (q, K, V, 1.0), soft_lookup(q, K, V, 1.0).output,
-             "scores s_i = q . k_i (that is K @ q), weights = softmax(s), output = weights @ V."),
-        Case("same keys, temperature 2", (q, K, V, 2.0), soft_lookup(q, K, V, 2.0).output,
-             "temperature divides the scores before softmax; a larger temperature gives flatter weights."),
-        Case("some negative similarities", (q_neg, K_neg, V_neg, 1.0), soft_lookup(q_neg, K_neg, V_neg, 1.0).output,
-             "s / sum(s) fails for negative scores; exponentiate the scores (softmax) so every weight is positive."),
-        Case("tiny temperature 1e-3 (scores up to 1e4)", (q_big, K_big, V_big, 1e-3),
+        Case("4 个键，温度 1", (q, K, V, 1.0), soft_lookup(q, K, V, 1.0).output,
+             "分数是查询与每个键的点积；权重是分数的 softmax；输出是用权重对值向量加权求和。"),
+        Case("同样的键，温度 2", (q, K, V, 2.0), soft_lookup(q, K, V, 2.0).output,
+             "温度（temperature）在 softmax 之前除分数（temperature divides）；温度越高，权重越平。"),
+        Case("有负的相似度", (q_neg, K_neg, V_neg, 1.0), soft_lookup(q_neg, K_neg, V_neg, 1.0).output,
+             "分数直接除以分数之和，遇到负分数就不成立；先取指数（softmax），每个权重才都为正。"),
+        Case("很小的温度 1e-3（分数可达 1e4）", (q_big, K_big, V_big, 1e-3),
              soft_lookup(q_big, K_big, V_big, 1e-3).output,
-             "np.exp overflows for scores ~1e4: subtract the largest score before exponentiating."),
-        Case("5 keys, d_k = 2, d_v = 3", (q5, K5, V5, 0.5), soft_lookup(q5, K5, V5, 0.5).output,
-             "return the weighted sum of the values (shape (d_v,)), not the weights (shape (n,))."),
+             "分数约 1e4 时 exp 会溢出：取指数之前先减去最大的分数（subtract the largest score）。"),
+        Case("5 个键，d_k = 2，d_v = 3", (q5, K5, V5, 0.5), soft_lookup(q5, K5, V5, 0.5).output,
+             "返回值向量的加权和（形状 (d_v,)），而不是权重本身（形状 (n,)）。"),
     ]
     return run_check("check_soft_lookup", fn, cases, atol=1e-8, rtol=1e-6)
 
@@ -93,13 +93,13 @@ def check_soft_lookup_jacobian(fn) -> CheckResult:
     q, K, V = rng.normal(size=3), rng.normal(size=(4, 3)), rng.normal(size=(4, 3))
     q2, K2, V2 = rng.normal(size=2), rng.normal(size=(5, 2)), rng.normal(size=(5, 4))
     cases = [
-        Case("4 keys, temperature 1", (q, K, V, 1.0), soft_lookup_jacobian(q, K, V, 1.0),
-             "chain rule: d output/d alpha = V^T, d alpha/d s = diag(alpha) - alpha alpha^T, d s/d q = K / temperature."),
-        Case("same keys, temperature 0.5", (q, K, V, 0.5), soft_lookup_jacobian(q, K, V, 0.5),
-             "the scores are K q / temperature, so the chain rule brings a factor 1 / temperature."),
-        Case("d_k = 2, d_v = 4", (q2, K2, V2, 1.0), soft_lookup_jacobian(q2, K2, V2, 1.0),
-             "J[a, b] = d output[a] / d q[b]: rows follow the values (d_v), columns the query (d_k)."),
-        Case("a single key", (q2, K2[:1], V2[:1], 1.0), np.zeros((4, 2)),
-             "with one key the weight is always 1, so the output cannot change with q."),
+        Case("4 个键，温度 1", (q, K, V, 1.0), soft_lookup_jacobian(q, K, V, 1.0),
+             "链式法则（chain rule）分三段：输出对权重、权重对分数（softmax 的雅可比）、分数对查询；三段依次相乘。"),
+        Case("同样的键，温度 0.5", (q, K, V, 0.5), soft_lookup_jacobian(q, K, V, 0.5),
+             "分数是点积除以温度，所以链式法则会带出一个因子 1 / temperature。"),
+        Case("d_k = 2，d_v = 4", (q2, K2, V2, 1.0), soft_lookup_jacobian(q2, K2, V2, 1.0),
+             "J[a, b] 是输出第 a 个分量对查询第 b 个分量的导数：行对应值的维度（d_v），列对应查询的维度（d_k）。"),
+        Case("只有一个键", (q2, K2[:1], V2[:1], 1.0), np.zeros((4, 2)),
+             "只有一个键时权重恒为 1，输出不随查询变化。"),
     ]
     return run_check("check_soft_lookup_jacobian", fn, cases, atol=1e-8, rtol=1e-6)

@@ -14,8 +14,8 @@ from .core import Case, CheckResult, run_check
 __all__ = ["check_make_causal_mask", "check_causal_attention", "check_left_padded_causal_mask"]
 
 _MASK_HINT = (
-    "M[i, j] is 0 where key j is at or before query i (j <= i) and -inf where it is in the future "
-    "(j > i). Use -np.inf itself, not a large negative number; np.triu(..., k=1) picks j > i."
+    "键 j 在查询 i 之前或就是它自己（j ≤ i）时 M[i, j] = 0；键 j 在未来（j > i）时为负无穷（-inf）。"
+    "要用真正的负无穷，不要用一个很大的负数；对角线（token 看自己）必须保持 0。"
 )
 
 
@@ -32,7 +32,7 @@ def _reference_mask(T: int) -> np.ndarray:
 def check_make_causal_mask(fn) -> CheckResult:
     """Check a learner's ``fn(T) -> M``, the additive causal mask of shape (T, T) (0 / -inf)."""
     cases = [
-        Case("T = 1 (one token sees itself)", (1,), _reference_mask(1), "a single token must see itself: M = [[0.]]."),
+        Case("T = 1（唯一的 token 看得见自己）", (1,), _reference_mask(1), "只有一个 token 时它必须看得见自己：M 只有一个 0。"),
         Case("T = 4", (4,), _reference_mask(4), _MASK_HINT),
         Case("T = 7", (7,), _reference_mask(7), _MASK_HINT),
     ]
@@ -45,24 +45,43 @@ def _reference_causal(Q, K, V) -> np.ndarray:
     return scaled_dot_product_attention(Q, K, V, mask=allowed).output
 
 
+def _far_apart_case():
+    """T = 3, d_k = 2, d_v = 4: query 0's own score is about -1060, its future key scores about +1060,
+    and query 2 reaches about +2120. Masking after softmax (even with renormalising) gives 0/0 in row 0,
+    and so does subtracting the global instead of the per-row maximum."""
+    a = 1500.0
+    Q = np.array([[-a, a], [0.3, -0.2], [a, a]])
+    K = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
+    V = np.arange(12.0).reshape(3, 4) / 7.0
+    return Q, K, V
+
+
 def check_causal_attention(fn) -> CheckResult:
     """Check a learner's ``fn(Q, K, V) -> output``: causal scaled dot-product self-attention.
 
     Q, K have shape (T, d_k), V has shape (T, d_v); the output has shape (T, d_v).
+    The cases reject: no mask, the mask the wrong way round, off-by-one masks (diagonal
+    hidden, or one future key visible), the mask applied after softmax (with or without
+    renormalising), no scale, d_k instead of sqrt(d_k), softmax down the columns, the global
+    instead of the per-row maximum, no maximum subtraction, d_k taken from V.
     """
     rng = np.random.default_rng(20260210)
     one = tuple(rng.normal(size=(1, d)) for d in (3, 3, 2))
     small = tuple(rng.normal(size=(4, d)) for d in (3, 3, 2))
     wide = tuple(rng.normal(size=(6, d)) for d in (16, 16, 5))
     huge = (small[0] * 300.0, small[1] * 300.0, small[2])
+    far = _far_apart_case()
     cases = [
-        Case("T = 1", one, _reference_causal(*one), "with one token the only key is the token itself: output = V."),
-        Case("T = 4, d_k = 3, d_v = 2", small, _reference_causal(*small),
-             "order: S = Q K^T / sqrt(d_k), add the mask (0 / -inf, -inf above the diagonal), softmax each row, then A V."),
-        Case("T = 6, d_k = 16, d_v = 5", wide, _reference_causal(*wide),
-             "did you divide the scores by sqrt(d_k) (d_k = Q.shape[-1])?"),
-        Case("huge scores (|s| up to about 1e5)", huge, _reference_causal(*huge),
-             "np.exp overflows to inf for scores above about 709: subtract each row's maximum first (helpers.softmax does)."),
+        Case("T = 1", one, _reference_causal(*one), "只有一个 token 时，唯一的键就是它自己：输出就是它自己的值向量。"),
+        Case("T = 4，d_k = 3，d_v = 2", small, _reference_causal(*small),
+             "顺序是：缩放的分数 → 加上掩码（未来位置为负无穷，对角线及以下为 0）→ 每行 softmax → 用权重对值加权求和。"),
+        Case("T = 6，d_k = 16，d_v = 5", wide, _reference_causal(*wide),
+             "分数要除以 √d_k（d_k 是查询和键的宽度，不是值的宽度 d_v）；softmax 沿每一行（各个键）归一化。"),
+        Case("一行远低于其他行，且未来的键分数很高", far, _reference_causal(*far),
+             "掩码要在 softmax 之前加到分数上：先 softmax 再清零（即使再重新归一化）会在这一行得到 0/0；"
+             "另外要减去每一行自己的最大值，而不是整个矩阵的最大值。"),
+        Case("很大的分数（|s| 可达约 1e5）", huge, _reference_causal(*huge),
+             "分数超过约 709 时 exp 会溢出成 inf：先减去每一行的最大值再取指数。"),
     ]
     return run_check("check_causal_attention", fn, cases, atol=1e-8, rtol=1e-6)
 
@@ -84,12 +103,12 @@ def check_left_padded_causal_mask(fn) -> CheckResult:
     The first ``n_pad`` positions are padding. A real query i (i >= n_pad) may see the real keys
     n_pad..i; a padding query sees only itself, so that no row is fully masked.
     """
-    hint = ("a real token i may see keys j with n_pad <= j <= i (causal AND not padding); a padding query "
-            "sees only itself - with no allowed key its row would be 0/0 = NaN.")
+    hint = ("真实 token i 可以看的键 j 满足 n_pad ≤ j ≤ i（既满足因果、又不是填充）；填充位置的查询只看它自己——"
+            "一个键都不许看的行会变成 0/0 = NaN。")
     cases = [
-        Case("no padding (T = 4, n_pad = 0)", (4, 0), _reference_left_padded(4, 0), hint),
-        Case("T = 5, n_pad = 2", (5, 2), _reference_left_padded(5, 2), hint),
-        Case("T = 7, n_pad = 3", (7, 3), _reference_left_padded(7, 3), hint),
-        Case("all padding (T = 3, n_pad = 3)", (3, 3), _reference_left_padded(3, 3), hint),
+        Case("没有填充（T = 4，n_pad = 0）", (4, 0), _reference_left_padded(4, 0), hint),
+        Case("T = 5，n_pad = 2", (5, 2), _reference_left_padded(5, 2), hint),
+        Case("T = 7，n_pad = 3", (7, 3), _reference_left_padded(7, 3), hint),
+        Case("全是填充（T = 3，n_pad = 3）", (3, 3), _reference_left_padded(3, 3), hint),
     ]
     return run_check("check_left_padded_causal_mask", fn, cases, atol=0.0, rtol=0.0)

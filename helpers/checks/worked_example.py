@@ -16,12 +16,12 @@ from .core import Case, CheckResult, run_check
 __all__ = ["check_worked_example_row"]
 
 _WEIGHT_HINT = (
-    "for query row r: scores s_j = q_r . k_j, scaled s_j / sqrt(2), then exp(s_j / sqrt(2)) / sum of the four exps. "
-    "Keep full precision: rounding S' to 2 decimals before exp is exactly how the book got 4.10 instead of 4.11."
+    "对第 r 个查询：分数是它与四个键的点积，除以 √2（d_k = 2），取指数后除以四个指数之和。"
+    "保持全精度（keep full precision）：先把缩放后的分数四舍五入到两位小数再取指数，正是书中得到 4.10 而不是 4.11 的原因。"
 )
 _OUTPUT_HINT = (
-    "output row r = sum over j of A[r, j] * V[j] (V's rows are the value vectors). "
-    "Use your unrounded weights, not 3-decimal ones."
+    "输出的第 r 行是四个值向量（V 的各行）按第 r 行权重加权之和。"
+    "用你未经四舍五入的权重，而不是保留三位小数的权重。"
 )
 
 
@@ -44,7 +44,8 @@ def check_worked_example_row(fn, row: int = 2) -> CheckResult:
         to 3 decimals along the way, like the book's, do not pass).
     """
     if isinstance(row, bool) or not isinstance(row, (int, np.integer)) or not 1 <= int(row) <= 4:
-        raise ValueError(f"row must be 1, 2, 3 or 4 (the book counts rows from 1); got {row!r}.")
+        raise ValueError(f"row must be 1, 2, 3 or 4 (the book counts rows from 1); got {row!r}. "
+                         f"（row 只能是 1、2、3 或 4，书中的行从 1 开始数。）")
     r = int(row) - 1
     ex = exact_values()
     if not callable(fn):
@@ -53,11 +54,11 @@ def check_worked_example_row(fn, row: int = 2) -> CheckResult:
     def part(k):
         result = fn()
         if not isinstance(result, (tuple, list)) or len(result) != 2:
-            raise TypeError(f"return a pair (weights, output); got {type(result).__name__}")
+            raise TypeError(f"请返回一对结果 (weights, output)（return a pair），你返回的是 {type(result).__name__}")
         return result[k]
 
     cases = [
-        Case(f"A[{row}, :], the weights of query {row}", (0,), ex["A"][r], _WEIGHT_HINT),
-        Case(f"output[{row}, :]", (1,), ex["output"][r], _OUTPUT_HINT),
+        Case(f"A[{row}, :]，查询 {row} 的权重", (0,), ex["A"][r], _WEIGHT_HINT),
+        Case(f"output[{row}, :]，第 {row} 行输出", (1,), ex["output"][r], _OUTPUT_HINT),
     ]
     return run_check(f"check_worked_example_row(row={row})", part, cases, atol=1e-4, rtol=0.0)
