@@ -1,0 +1,43 @@
+"""Self-check for the 2.9 transfer exercise: attention with a distance bias (positions enter the scores)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .core import Case, CheckResult, run_check
+
+__all__ = ["check_distance_bias_attention"]
+
+
+def _reference(Q, K, V, slope):
+    T_q, T_k = Q.shape[0], K.shape[0]
+    dist = np.abs(np.arange(T_q)[:, None] - np.arange(T_k)[None, :])
+    S = Q @ K.T / np.sqrt(Q.shape[1]) - slope * dist
+    E = np.exp(S - S.max(axis=1, keepdims=True))
+    return (E / E.sum(axis=1, keepdims=True)) @ V
+
+
+def check_distance_bias_attention(fn) -> CheckResult:
+    """Check ``fn(Q, K, V, slope) -> output`` of shape (T, d_v).
+
+    The scores are ``Q K^T / sqrt(d_k) - slope * |i - j|`` (a penalty that grows with the
+    distance between query position i and key position j), then a row-wise softmax and the
+    weighted sum of the rows of V. Q, K have shape (T, d_k), V (T, d_v), slope >= 0.
+    """
+    rng = np.random.default_rng(20260209)
+    Q1, K1, V1 = rng.normal(size=(5, 3)), rng.normal(size=(5, 3)), rng.normal(size=(5, 2))
+    Q2, K2, V2 = rng.normal(size=(6, 4)), rng.normal(size=(6, 4)), rng.normal(size=(6, 3))
+    Q3, K3, V3 = 4.0 * rng.normal(size=(4, 2)), 4.0 * rng.normal(size=(4, 2)), rng.normal(size=(4, 5))
+    cases = [
+        Case("slope = 0（没有位置偏置）", (Q1, K1, V1, 0.0), _reference(Q1, K1, V1, 0.0),
+             "slope 为 0 时应当就是普通的缩放点积注意力：分数要除以 √d_k，softmax 沿每一行（对键）做。"),
+        Case("slope = 0.5", (Q1, K1, V1, 0.5), _reference(Q1, K1, V1, 0.5),
+             "偏置加在 softmax 之前的分数上，而且是减去：离得越远（|i−j| 越大）分数越低。"
+             "偏置只看位置差，与 i、j 谁大谁小无关。"),
+        Case("T = 6、d_v = 3、slope = 1.5", (Q2, K2, V2, 1.5), _reference(Q2, K2, V2, 1.5),
+             "检查距离矩阵的形状是 (T, T)，第 i 行第 j 列是 |i−j|；缩放只作用在点积上，不作用在偏置上。"),
+        Case("分数很大（数值稳定性）", (Q3, K3, V3, 0.3), _reference(Q3, K3, V3, 0.3),
+             "先减去每一行自己的最大值再取指数，避免溢出。"),
+    ]
+    return run_check("check_distance_bias_attention", fn, cases, atol=1e-8, rtol=1e-8,
+                     general_hint="分数 = 点积/√d_k − slope·|i−j|，然后逐行 softmax，再乘 V。")

@@ -1,0 +1,112 @@
+"""check_causal_worked_example (2.8 transfer) accepts correct variants and rejects the classic wrong answers."""
+
+import numpy as np
+import pytest
+
+from helpers.checks import check_causal_worked_example
+
+# The example's Q, K, V, written out by hand (see tests/test_book.py for the derivation).
+Q = np.array([[2, 1], [0, 1], [1, 1], [1, 1]], dtype=float)
+K = np.array([[0, 2], [2, 0], [1, 1], [1, 1]], dtype=float)
+V = np.array([[2, 1], [0, 2], [1, 2], [1, 1]], dtype=float)
+ALLOWED = np.tril(np.ones((4, 4), dtype=bool))
+
+
+def _softmax_rows(S):
+    E = np.exp(S - np.nanmax(np.where(np.isfinite(S), S, np.nan), axis=1, keepdims=True))
+    return E / E.sum(axis=1, keepdims=True)
+
+
+def correct_where():
+    S = np.where(ALLOWED, Q @ K.T / np.sqrt(2), -np.inf)
+    A = _softmax_rows(S)
+    return A, A @ V
+
+
+def correct_loop():           # row by row, only the visible keys: a different but correct route
+    A = np.zeros((4, 4))
+    for i in range(4):
+        s = np.array([Q[i] @ K[j] for j in range(i + 1)]) / np.sqrt(2)
+        e = np.exp(s)
+        A[i, : i + 1] = e / e.sum()
+    return A, A @ V
+
+
+def correct_large_negative():  # -1e9 instead of -inf
+    S = np.where(ALLOWED, Q @ K.T / np.sqrt(2), -1e9)
+    A = _softmax_rows(S)
+    return A, A @ V
+
+
+def correct_renormalised_after():  # zero the future and renormalise: the same distribution
+    A = _softmax_rows(Q @ K.T / np.sqrt(2)) * ALLOWED
+    A = A / A.sum(axis=1, keepdims=True)
+    return A, A @ V
+
+
+def wrong_mask_after_softmax():    # zero the future without renormalising
+    A = _softmax_rows(Q @ K.T / np.sqrt(2)) * ALLOWED
+    return A, A @ V
+
+
+def wrong_off_by_one():            # strictly lower: a token cannot see itself
+    S = np.where(np.tril(np.ones((4, 4), dtype=bool), k=-1), Q @ K.T / np.sqrt(2), -1e9)
+    A = _softmax_rows(S)
+    return A, A @ V
+
+
+def wrong_one_future_token():
+    S = np.where(np.tril(np.ones((4, 4), dtype=bool), k=1), Q @ K.T / np.sqrt(2), -np.inf)
+    A = _softmax_rows(S)
+    return A, A @ V
+
+
+def wrong_anti_causal():           # upper triangle: the future instead of the past
+    S = np.where(ALLOWED.T, Q @ K.T / np.sqrt(2), -np.inf)
+    A = _softmax_rows(S)
+    return A, A @ V
+
+
+def wrong_no_scale():
+    S = np.where(ALLOWED, Q @ K.T, -np.inf)
+    A = _softmax_rows(S)
+    return A, A @ V
+
+
+def wrong_unmasked():
+    A = _softmax_rows(Q @ K.T / np.sqrt(2))
+    return A, A @ V
+
+
+def wrong_rounded_like_the_book():
+    A, _ = correct_where()
+    A = np.round(A, 3)
+    return A, A @ V
+
+
+def wrong_transposed_weights():
+    A, _ = correct_where()
+    return A.T, A.T @ V
+
+
+@pytest.mark.parametrize("fn", [correct_where, correct_loop, correct_large_negative, correct_renormalised_after])
+def test_accepts_correct_variants(fn, capsys):
+    assert check_causal_worked_example(fn)
+    assert "通过" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("fn", [wrong_mask_after_softmax, wrong_off_by_one, wrong_one_future_token, wrong_anti_causal,
+                                wrong_no_scale, wrong_unmasked, wrong_rounded_like_the_book, wrong_transposed_weights])
+def test_rejects_classic_wrong_answers(fn, capsys):
+    assert not check_causal_worked_example(fn)
+    out = capsys.readouterr().out
+    assert "提示" in out
+
+
+def test_not_done_yet_and_bad_return(capsys):
+    def stub():
+        raise NotImplementedError
+
+    assert not check_causal_worked_example(stub)
+    assert "尚未完成" in capsys.readouterr().out
+    assert not check_causal_worked_example(lambda: correct_where()[0])
