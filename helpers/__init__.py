@@ -1,26 +1,33 @@
 """Shared math, plots, widgets and self-checks for the chapter 2 (Self-Attention) notebooks.
 
-One small module per concept of the chapter:
+``import helpers as H`` gives the core of the chapter:
 
-- :mod:`helpers.softmax`      softmax, its Jacobian, entropy          (2.5-2.6)
-- :mod:`helpers.projections`  Q = X W_Q, K = X W_K, V = X W_V          (2.3)
-- :mod:`helpers.scores`       S = Q K^T, additive (Bahdanau) scores    (2.4)
-- :mod:`helpers.attention`    softmax(Q K^T / sqrt(d_k) + M) V         (2.7)
-- :mod:`helpers.masking`      the causal mask                          (2.10)
-- :mod:`helpers.plotting`     labelled heatmaps and bar charts
-- :mod:`helpers.checks`       self-checks for the exercises
-- :mod:`helpers.predict`      predict-then-run questions (a locked answer, then the reveal)
+- ``H.project_qkv``                       Q = X W_Q, K = X W_K, V = X W_V        (2.3)
+- ``H.dot_product_scores``,
+  ``H.additive_attention_scores``         S = Q K^T, additive (Bahdanau) scores  (2.4)
+- ``H.softmax``, ``H.softmax_jacobian``,
+  ``H.entropy``                           softmax and its derivative             (2.5-2.6)
+- ``H.scaled_dot_product_attention``,
+  ``H.self_attention``, ``H.AttentionResult``,
+  ``H.apply_mask``                        softmax(Q K^T / sqrt(d_k) + M) V       (2.7)
+- ``H.causal_mask``, ``H.additive_from_boolean``   the causal mask                (2.10)
+- ``H.use_style``, ``H.attention_heatmap``, ``H.weights_bar``, ``H.token_labels``
+                                          projector-legible labelled figures
+- ``H.predict_choice``, ``H.predict_number``   predict-then-run questions
 
-Every array argument is validated; bad input raises ``TypeError``/``ValueError``
+Self-checks for the exercises: ``from helpers.checks import check_x`` (every check).
+Deeper topics live in their own modules (``helpers.heads``, ``helpers.blockwise``,
+``helpers.cost``, ``helpers.timing``, ...). Every array argument is validated (the shared
+validators are in :mod:`helpers._validate`); bad input raises ``TypeError``/``ValueError``
 naming the argument and the shape it got.
 """
 
 from .attention import AttentionResult, apply_mask, scaled_dot_product_attention, self_attention
 from .masking import additive_from_boolean, causal_mask
+from .plotting import attention_heatmap, token_labels, use_style, weights_bar
+from .predict import predict_choice, predict_number
 from .projections import project_qkv
 from .scores import additive_attention_scores, dot_product_scores
-from .plotting import use_style
-from .predict import predict_choice, predict_number
 from .softmax import entropy, softmax, softmax_jacobian
 
 __version__ = "0.1.0"
@@ -30,6 +37,7 @@ __all__ = [
     "additive_attention_scores",
     "additive_from_boolean",
     "apply_mask",
+    "attention_heatmap",
     "causal_mask",
     "dot_product_scores",
     "entropy",
@@ -38,7 +46,9 @@ __all__ = [
     "project_qkv",
     "scaled_dot_product_attention",
     "self_attention",
-    "use_style",
     "softmax",
     "softmax_jacobian",
+    "token_labels",
+    "use_style",
+    "weights_bar",
 ]

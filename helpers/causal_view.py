@@ -1,6 +1,6 @@
 """What may token t see? The causal-mask view of chapter 2.10, as numbers, a figure and a widget.
 
-- :func:`compute`            pure: (t, weights) -> which keys are visible, the weight row, leaks
+- :func:`causal_view_state`  pure: (t, weights) -> which keys are visible, the weight row, leaks
 - :class:`CausalViewPlot`    draws that view into one figure and updates it in place
 - :func:`causal_widget`      a slider for t; redraws the *same* figure and shows it as a PNG
 
@@ -12,16 +12,15 @@ from __future__ import annotations
 
 import html
 import io
-import numbers
 from typing import NamedTuple
 
 import numpy as np
 from matplotlib.patches import Rectangle
 
-from ._validate import as_real_array, describe
+from ._validate import as_real_array, check_int_in_range, describe
 from .plotting import attention_heatmap, token_labels
 
-__all__ = ["CausalView", "compute", "CausalViewPlot", "causal_widget"]
+__all__ = ["CausalView", "causal_view_state", "CausalViewPlot", "causal_widget"]
 
 
 class CausalView(NamedTuple):
@@ -63,15 +62,7 @@ def _check_weights(weights) -> np.ndarray:
     return A
 
 
-def _check_t(t, T: int) -> int:
-    if isinstance(t, bool) or not isinstance(t, numbers.Integral):
-        raise TypeError(f"t must be an integer position 1..T; got {t!r} (type {type(t).__name__}).")
-    if not 1 <= t <= T:
-        raise ValueError(f"t must be a position 1..T = 1..{T} (1-based, as in the book); got {t}.")
-    return int(t)
-
-
-def compute(t, weights) -> CausalView:
+def causal_view_state(t, weights) -> CausalView:
     """The causal view of position ``t``: visible and hidden keys and its weight row.
 
     Parameters
@@ -95,11 +86,14 @@ def compute(t, weights) -> CausalView:
     """
     A = _check_weights(weights)
     T = A.shape[0]
-    t = _check_t(t, T)
+    t = check_int_in_range("t", t, 1, T, note=f" (a position 1..T = 1..{T}, 1-based as in the book)")
     idx = np.arange(T)
     allowed = idx < t
     row = A[t - 1].copy()
     return CausalView(t, idx[allowed], idx[~allowed], allowed, row, float(row[~allowed].sum()))
+
+
+compute = causal_view_state  # old name, kept until the notebooks use the new one (see /work/scratch/renames.md)
 
 
 class CausalViewPlot:
@@ -108,7 +102,7 @@ class CausalViewPlot:
     Parameters
     ----------
     weights : array_like, shape (T, T)
-        Attention weights (see :func:`compute`).
+        Attention weights (see :func:`causal_view_state`).
     labels : sequence of str, optional
         One token label per position (default t1..tT).
     fig : matplotlib.figure.Figure
@@ -147,7 +141,7 @@ class CausalViewPlot:
 
     def update(self, t: int) -> CausalView:
         """Show position ``t``; return the :class:`CausalView` that was drawn."""
-        view = compute(t, self.weights)
+        view = causal_view_state(t, self.weights)
         T = self.weights.shape[0]
         self.row_box.set_y(view.t - 1.5)
         for j, bar in enumerate(self.bars):

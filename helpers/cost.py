@@ -56,10 +56,6 @@ def _check_convention(convention) -> str:
     return convention
 
 
-def _check_nonneg_number(name: str, value) -> float:
-    return check_real(name, value)
-
-
 def dot_flops(d: int, *, convention: str = "gemm") -> int:
     """Flops of one dot product of two length-``d`` vectors.
 
@@ -190,7 +186,7 @@ def additive_score_cost(
     d_q = check_positive_int("d_q", d_q)
     d_kk = check_positive_int("d_kk", d_kk)
     d_h = check_positive_int("d_h", d_h)
-    tanh_flops = _check_nonneg_number("tanh_flops", tanh_flops)
+    tanh_flops = check_real("tanh_flops", tanh_flops)
     pairs = T_q * T_k
     projections = matmul_flops(T_q, d_q, d_h, convention=convention) + matmul_flops(T_k, d_kk, d_h, convention=convention)
     return AdditiveCost(

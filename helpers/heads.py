@@ -21,16 +21,9 @@ import numpy as np
 
 from ._validate import as_real_array, check_positive_int, describe
 from .attention import AttentionResult, scaled_dot_product_attention
-from .masking import causal_mask
 from .projections import project_qkv
 
 __all__ = ["split_heads", "merge_heads", "multi_head_self_attention"]
-
-
-def _check_n_heads(n_heads) -> int:
-    if isinstance(n_heads, bool) or not isinstance(n_heads, (int, np.integer)):
-        raise TypeError(f"n_heads must be a positive integer; got {n_heads!r} (type {type(n_heads).__name__}).")
-    return check_positive_int("n_heads", int(n_heads))
 
 
 def split_heads(Y, n_heads: int) -> np.ndarray:
@@ -56,7 +49,7 @@ def split_heads(Y, n_heads: int) -> np.ndarray:
     ValueError
         If ``Y`` is not at least 2-D, or its last axis is not divisible by ``n_heads``.
     """
-    h = _check_n_heads(n_heads)
+    h = check_positive_int("n_heads", n_heads)
     Y = as_real_array("Y", Y, min_ndim=2, expected="(..., T, h*d_head)")
     width = Y.shape[-1]
     if width % h:
@@ -119,7 +112,7 @@ def multi_head_self_attention(X, W_Q, W_K, W_V, W_O, n_heads: int, *, causal: bo
         (see :func:`helpers.project_qkv`), widths not divisible by ``n_heads``, or a
         ``W_O`` whose row count is not h * d_v.
     """
-    h = _check_n_heads(n_heads)
+    h = check_positive_int("n_heads", n_heads)
     Q, K, V = project_qkv(X, W_Q, W_K, W_V)
     for name, width in (("W_Q/W_K", Q.shape[-1]), ("W_V", V.shape[-1])):
         if width % h:
@@ -133,6 +126,5 @@ def multi_head_self_attention(X, W_Q, W_K, W_V, W_O, n_heads: int, *, causal: bo
             f"W_O must have h*d_v = {V.shape[-1]} rows (the width of the concatenated heads, from W_V); "
             f"got W_O with {describe(W_O)}."
         )
-    mask = causal_mask(Q.shape[-2], boolean=True) if causal else None
-    res = scaled_dot_product_attention(split_heads(Q, h), split_heads(K, h), split_heads(V, h), mask=mask)
+    res = scaled_dot_product_attention(split_heads(Q, h), split_heads(K, h), split_heads(V, h), causal=causal)
     return AttentionResult(merge_heads(res.output) @ W_O, res.weights)

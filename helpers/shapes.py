@@ -20,7 +20,7 @@ from typing import NamedTuple
 import matplotlib.pyplot as plt
 import numpy as np
 
-from ._validate import as_real_array, check_positive_int
+from ._validate import as_real_array, check_flag, check_positive_int
 from .attention import scaled_dot_product_attention
 from .projections import project_qkv
 from .scores import dot_product_scores
@@ -165,7 +165,6 @@ def qkv_parameter_count(d_model: int, d_k: int, d_v: int | None = None, *, n_hea
     d_k = check_positive_int("d_k", d_k)
     d_v = d_k if d_v is None else check_positive_int("d_v", d_v)
     n_heads = check_positive_int("n_heads", n_heads)
-    if not isinstance(bias, bool):
-        raise TypeError(f"bias must be True or False; got {bias!r}.")
+    bias = check_flag("bias", bias)
     per_head = d_model * (2 * d_k + d_v) + ((2 * d_k + d_v) if bias else 0)
     return n_heads * per_head

@@ -39,7 +39,7 @@ class LookupResult(NamedTuple):
     weights: np.ndarray
 
 
-def _check_qkv(q, K, V) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _check_lookup_inputs(q, K, V) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     q = as_real_array("q", q, ndim=1, expected="(d_k,)")
     K = as_real_array("K", K, ndim=2, expected="(n, d_k)")
     V = as_real_array("V", V, min_ndim=1, expected="(n, d_v) or (n,)")
@@ -66,7 +66,7 @@ def _check_temperature(temperature) -> float:
 
 def _soft_weights(q, K, V, temperature) -> tuple[np.ndarray, np.ndarray, float, np.ndarray]:
     """Validate, then return ``K, V, t, softmax(K q / t)`` (weights of shape (n,))."""
-    q, K, V = _check_qkv(q, K, V)
+    q, K, V = _check_lookup_inputs(q, K, V)
     t = _check_temperature(temperature)
     return K, V, t, softmax((K @ q) / t)
 
@@ -92,7 +92,7 @@ def hard_lookup(q, K, V) -> LookupResult:
     while ``soft_lookup`` tends to the *average* of the tied values there.
     With one-hot keys and a one-hot query this is exactly a dict lookup.
     """
-    q, K, V = _check_qkv(q, K, V)
+    q, K, V = _check_lookup_inputs(q, K, V)
     w = np.zeros(K.shape[0], dtype=np.float64)
     w[int(np.argmax(K @ q))] = 1.0
     return LookupResult(w @ V, w)

@@ -1,4 +1,4 @@
-"""The causal view of 2.10: the pure compute() and the widget that only draws."""
+"""The causal view of 2.10: the pure causal_view_state() and the widget that only draws."""
 
 import warnings
 
@@ -11,7 +11,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 from helpers import causal_mask, scaled_dot_product_attention
-from helpers.causal_view import CausalViewPlot, causal_widget, compute
+from helpers.causal_view import CausalViewPlot, causal_view_state, causal_widget
 
 matplotlib.use("Agg")
 
@@ -21,9 +21,9 @@ def causal_weights(T, seed=0):
     return scaled_dot_product_attention(X, X, X, mask=causal_mask(T)).weights
 
 
-def test_compute_hand_checked_lower_triangular_example():
+def test_causal_view_state_hand_checked_lower_triangular_example():
     A = np.array([[1.0, 0.0, 0.0], [0.25, 0.75, 0.0], [0.5, 0.2, 0.3]])
-    v = compute(2, A)
+    v = causal_view_state(2, A)
     assert v.t == 2
     assert v.visible.tolist() == [0, 1] and v.hidden.tolist() == [2]
     assert v.allowed.tolist() == [True, True, False]
@@ -34,7 +34,7 @@ def test_compute_hand_checked_lower_triangular_example():
 @pytest.mark.parametrize("T", [1, 2, 5, 9])
 def test_first_and_last_positions(T):
     A = causal_weights(T)
-    first, last = compute(1, A), compute(T, A)
+    first, last = causal_view_state(1, A), causal_view_state(T, A)
     assert first.visible.tolist() == [0] and first.hidden.tolist() == list(range(1, T))
     assert first.row[0] == 1.0  # token 1 can only attend to itself
     assert last.visible.tolist() == list(range(T)) and last.hidden.size == 0
@@ -46,7 +46,7 @@ def test_visible_count_grows_by_one_and_matches_the_mask():
     A = causal_weights(T)
     allowed = causal_mask(T, boolean=True)
     for t in range(1, T + 1):
-        v = compute(t, A)
+        v = causal_view_state(t, A)
         assert v.visible.size == t and v.visible.size + v.hidden.size == T
         assert np.array_equal(v.allowed, allowed[t - 1])
         assert v.leaked == 0.0
@@ -54,14 +54,14 @@ def test_visible_count_grows_by_one_and_matches_the_mask():
 
 def test_bidirectional_weights_report_their_leak():
     A = np.full((4, 4), 0.25)
-    assert compute(1, A).leaked == pytest.approx(0.75)
-    assert compute(3, A).leaked == pytest.approx(0.25)
-    assert compute(4, A).leaked == 0.0
+    assert causal_view_state(1, A).leaked == pytest.approx(0.75)
+    assert causal_view_state(3, A).leaked == pytest.approx(0.25)
+    assert causal_view_state(4, A).leaked == 0.0
 
 
-def test_compute_returns_a_copy_of_the_row():
+def test_causal_view_state_returns_a_copy_of_the_row():
     A = causal_weights(3)
-    v = compute(3, A)
+    v = causal_view_state(3, A)
     v.row[:] = 0
     assert A[2].sum() == pytest.approx(1.0)
 
@@ -69,13 +69,13 @@ def test_compute_returns_a_copy_of_the_row():
 @pytest.mark.parametrize("t", [0, 5, -1])
 def test_out_of_range_position(t):
     with pytest.raises(ValueError, match="1..T = 1..4"):
-        compute(t, causal_weights(4))
+        causal_view_state(t, causal_weights(4))
 
 
 @pytest.mark.parametrize("t", [1.0, True, "2"])
 def test_non_integer_position(t):
     with pytest.raises(TypeError, match="t must be an integer"):
-        compute(t, causal_weights(4))
+        causal_view_state(t, causal_weights(4))
 
 
 @pytest.mark.parametrize("bad, msg", [
@@ -86,7 +86,7 @@ def test_non_integer_position(t):
 ])
 def test_bad_weights(bad, msg):
     with pytest.raises(ValueError, match=msg):
-        compute(1, bad)
+        causal_view_state(1, bad)
 
 
 def test_plot_updates_in_place_without_new_artists_or_warnings():
@@ -136,10 +136,10 @@ def test_widget_slider_redraws_the_same_figure():
 
 
 @given(st.integers(1, 12), st.data())
-def test_compute_partitions_the_keys_for_any_position(T, data):
+def test_causal_view_state_partitions_the_keys_for_any_position(T, data):
     t = data.draw(st.integers(1, T))
     A = causal_weights(T, seed=T)
-    v = compute(t, A)
+    v = causal_view_state(t, A)
     assert np.array_equal(np.sort(np.concatenate([v.visible, v.hidden])), np.arange(T))
     assert np.all(v.visible < t) and np.all(v.hidden >= t)       # 0-based index j is token j+1
     assert v.leaked == 0.0 and np.isclose(v.row[v.visible].sum(), 1.0)
@@ -149,3 +149,9 @@ def test_widget_caption_escapes_token_labels():
     box = causal_widget(causal_weights(2), ["<s>", "a&b"], t=2)
     caption = box.children[2].value
     assert "&lt;s&gt;, a&amp;b" in caption and "<s>" not in caption
+
+
+def test_old_name_compute_is_an_alias_until_the_notebooks_move():
+    import helpers.causal_view as cv
+
+    assert cv.compute is cv.causal_view_state
