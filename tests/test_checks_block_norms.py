@@ -1,0 +1,51 @@
+"""The 2.11 transfer exercise: RMSNorm. Correct variants pass; LayerNorm, wrong axis, eps outside the root, std, no gain fail."""
+
+import numpy as np
+import pytest
+
+from helpers.checks import check_rms_norm
+
+
+def rms(x, g, eps):
+    return x / np.sqrt(np.mean(x**2, axis=-1, keepdims=True) + eps) * g
+
+
+def rms_variant(x, g, eps):
+    return g * x * (np.square(x).sum(axis=-1, keepdims=True) / x.shape[-1] + eps) ** -0.5
+
+
+def layer_norm(x, g, eps):
+    c = x - x.mean(axis=-1, keepdims=True)
+    return c / np.sqrt(np.mean(c**2, axis=-1, keepdims=True) + eps) * g
+
+
+def wrong_axis(x, g, eps):
+    return x / np.sqrt(np.mean(x**2, axis=0, keepdims=True) + eps) * g
+
+
+def eps_outside(x, g, eps):
+    return x / (np.sqrt(np.mean(x**2, axis=-1, keepdims=True)) + eps) * g
+
+
+def std_instead(x, g, eps):
+    return x / np.sqrt(x.var(axis=-1, keepdims=True) + eps) * g
+
+
+def no_gain(x, g, eps):
+    return x / np.sqrt(np.mean(x**2, axis=-1, keepdims=True) + eps)
+
+
+def no_eps(x, g, eps):
+    return x / np.sqrt(np.mean(x**2, axis=-1, keepdims=True)) * g
+
+
+@pytest.mark.parametrize("fn", [rms, rms_variant])
+def test_correct_variants_pass(fn):
+    assert check_rms_norm(fn)
+
+
+@pytest.mark.parametrize("fn", [layer_norm, wrong_axis, eps_outside, std_instead, no_gain, no_eps])
+def test_classic_mistakes_fail(capsys, fn):
+    assert not check_rms_norm(fn)
+    out = capsys.readouterr().out
+    assert "\u2705" not in out and "提示" in out

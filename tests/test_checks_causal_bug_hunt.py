@@ -1,0 +1,92 @@
+"""The 2.10 bug hunt: the buggy exhibit is rejected (with a diagnosis), every correct fix passes."""
+
+import numpy as np
+import pytest
+
+import helpers as H
+from helpers.checks import buggy_causal_attention, check_fixed_causal_attention
+
+
+def _softmax(S):
+    e = np.exp(S - S.max(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+def fixed_k1(Q, K, V):
+    T = Q.shape[0]
+    return _softmax(Q @ K.T / np.sqrt(Q.shape[-1]) + np.triu(np.full((T, T), -1e9), k=1)) @ V
+
+
+def fixed_inf(Q, K, V):
+    T = Q.shape[0]
+    return H.softmax(Q @ K.T / np.sqrt(Q.shape[-1]) + H.causal_mask(T)) @ V
+
+
+def fixed_tril(Q, K, V):
+    T = Q.shape[0]
+    S = np.where(np.tril(np.ones((T, T), bool)), Q @ K.T / np.sqrt(Q.shape[-1]), -np.inf)
+    return _softmax(S) @ V
+
+
+def off_by_one_inf(Q, K, V):
+    T = Q.shape[0]
+    with np.errstate(invalid="ignore"):
+        return _softmax(Q @ K.T / np.sqrt(Q.shape[-1]) + np.triu(np.full((T, T), -np.inf), k=0)) @ V
+
+
+def after_softmax(Q, K, V):
+    T = Q.shape[0]
+    return np.tril(_softmax(Q @ K.T / np.sqrt(Q.shape[-1]))) @ V
+
+
+def no_mask(Q, K, V):
+    return _softmax(Q @ K.T / np.sqrt(Q.shape[-1])) @ V
+
+
+def no_scale(Q, K, V):
+    T = Q.shape[0]
+    return _softmax(Q @ K.T + np.triu(np.full((T, T), -1e9), k=1)) @ V
+
+
+def leaky_k2(Q, K, V):
+    T = Q.shape[0]
+    return _softmax(Q @ K.T / np.sqrt(Q.shape[-1]) + np.triu(np.full((T, T), -1e9), k=2)) @ V
+
+
+@pytest.mark.parametrize("fn", [fixed_k1, fixed_inf, fixed_tril])
+def test_correct_fixes_pass(capsys, fn):
+    assert check_fixed_causal_attention(fn)
+    assert "\u2705" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("fn, words", [
+    (buggy_causal_attention, ["原来", "对角线"]),
+    (off_by_one_inf, []),
+    (after_softmax, ["softmax 之后"]),
+    (no_mask, ["没有掩码"]),
+    (no_scale, ["缩放"]),
+    (leaky_k2, []),
+])
+def test_the_bug_and_other_classic_mistakes_are_rejected(capsys, fn, words):
+    result = check_fixed_causal_attention(fn)
+    out = capsys.readouterr().out
+    assert not result and "\u2705" not in out
+    for w in words:
+        assert w in out, out
+
+
+def test_the_exhibit_really_has_the_bug():
+    g = np.random.default_rng(0)
+    Q, K, V = (g.normal(size=(5, 3)) for _ in range(3))
+    out = buggy_causal_attention(Q, K, V)
+    assert np.isfinite(out).all()                                   # silent: no NaN
+    assert np.allclose(out[0], no_mask(Q, K, V)[0])                 # row 1 = the UNMASKED weights: it sees the future
+    assert not np.allclose(out, fixed_k1(Q, K, V))
+
+
+def test_stub_is_not_done(capsys):
+    def stub(Q, K, V):
+        raise NotImplementedError
+
+    r = check_fixed_causal_attention(stub)
+    assert not r and "诊断" not in capsys.readouterr().out
