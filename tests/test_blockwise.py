@@ -251,3 +251,27 @@ def test_worker_threads_give_the_same_result(causal):
     np.testing.assert_allclose(one, three, rtol=1e-6, atol=1e-7)  # same tiles; only BLAS threading differs
     with pytest.raises(ValueError, match="workers"):
         blockwise_attention(Q, K, V, workers=0)
+
+
+def test_no_thread_pool_outlives_a_call():
+    import threading
+
+    rng = np.random.default_rng(5)
+    Q, K, V = (rng.normal(size=(256, 8)) for _ in range(3))
+    blockwise_attention(Q, K, V, block_size=64, query_block=32, workers=3)
+    assert not [t for t in threading.enumerate() if t.name.startswith("blockwise")]
+    import helpers.blockwise as bw
+
+    state = {name: v for name, v in vars(bw).items() if not name.startswith("__")}
+    assert not [name for name, v in state.items() if type(v).__name__ in ("ThreadPoolExecutor", "dict", "lock", "ThreadpoolController")]
+
+
+@pytest.mark.parametrize("causal", [False, True])
+def test_block_size_is_an_option_of_scaled_dot_product_attention(causal):
+    rng = np.random.default_rng(6)
+    Q, K, V = (rng.normal(size=(2, 40, 8)) for _ in range(3))
+    plain = scaled_dot_product_attention(Q, K, V, causal=causal)
+    fast = scaled_dot_product_attention(Q, K, V, causal=causal, block_size=16)
+    assert fast.weights is None
+    np.testing.assert_allclose(fast.output, plain.output, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(fast.output, blockwise_attention(Q, K, V, block_size=16, causal=causal), rtol=0, atol=0)
