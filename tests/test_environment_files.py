@@ -59,3 +59,26 @@ def test_environment_installs_the_helpers_package():
     _, pip = _conda()
     assert any(p.replace(" ", "").startswith("-e.") or p.strip() == "." for p in pip), \
         "environment.yml must pip-install this repository so `import helpers` works"
+
+
+def test_lowest_constraints_follow_pyproject():
+    """constraints/lowest.txt is generated from pyproject.toml's lower bounds and cannot drift."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("lowest_constraints", ROOT / "tools" / "lowest_constraints.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    expected = mod.render((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    actual = (ROOT / "constraints" / "lowest.txt").read_text(encoding="utf-8")
+    assert actual == expected, "constraints/lowest.txt is stale: run `python tools/lowest_constraints.py`"
+    pins = dict(line.split("==") for line in actual.splitlines() if line and not line.startswith("#"))
+    assert pins["numpy"] == "1.26" and "matplotlib" in pins and "voila" in pins
+
+
+def test_every_range_has_a_lower_and_an_upper_bound():
+    import tomllib
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    reqs = list(project["dependencies"]) + [r for extra in project["optional-dependencies"].values() for r in extra]
+    for req in reqs:
+        assert ">=" in req and "<" in req.replace("<=", ""), f"{req!r} needs both a lower and an upper bound"

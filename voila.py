@@ -1,0 +1,26 @@
+"""Voila configuration for the presentation view: `.venv/bin/voila notebooks/02-05-scaling-by-sqrt-dk.ipynb`.
+
+Voila reads this file when it is started from the repository root (it looks for
+voila.py / voila.json in the current folder). It selects the series' own template,
+share/jupyter/voila/templates/ch02 (no code, no exercises or solutions, nothing fetched
+from another host), which Voila finds through JUPYTER_PATH: an editable install does not
+copy data files into the environment, so the template is found where it lives.
+"""
+
+import os
+from pathlib import Path
+
+_SHARE = Path(__file__).resolve().parent / "share" / "jupyter"
+_paths = [p for p in os.environ.get("JUPYTER_PATH", "").split(os.pathsep) if p]
+if str(_SHARE) not in _paths:
+    os.environ["JUPYTER_PATH"] = os.pathsep.join([str(_SHARE), *_paths])
+
+c = get_config()  # noqa: F821  (provided by traitlets when it loads this file)
+c.VoilaConfiguration.template = "ch02"
+c.VoilaConfiguration.strip_sources = True
+c.VoilaConfiguration.show_tracebacks = False
+c.VoilaConfiguration.theme = "light"
+c.VoilaExecutor.timeout = 180
+# A lecture hall has no internet: never ask a CDN or PyPI for anything.
+c.VoilaConfiguration.extension_denylist = []
+c.ServerApp.ip = "127.0.0.1"
