@@ -15,10 +15,25 @@ def _command_after(heading: str) -> str:
     return lines[0]
 
 
+def _ci_lines() -> list[str]:
+    return [ln.strip() for ln in (ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines()]
+
+
 def test_ci_runs_exactly_the_readme_test_command():
     test_cmd = _command_after("Install and run the whole test suite")
-    ci_lines = [ln.strip() for ln in (ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines()]
-    assert test_cmd in ci_lines, f".ci/run does not run the README's test command:\n{test_cmd}"
+    assert test_cmd in _ci_lines(), f".ci/run does not run the README's test command:\n{test_cmd}"
+
+
+def test_ci_runs_exactly_the_readme_lowest_versions_command():
+    cmd = _command_after("Test the oldest versions the declared ranges allow")
+    assert "-c constraints/lowest.txt" in cmd and (ROOT / "constraints" / "lowest.txt").exists()
+    assert cmd in _ci_lines(), f".ci/run does not run the README's lowest-versions command:\n{cmd}"
+
+
+def test_ci_is_strict_and_never_deletes_the_maintainers_venv():
+    text = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    assert "export SELF_ATTENTION_CH02_STRICT=1" in text
+    assert "rm -rf .venv" not in text and "mktemp -d" in text
 
 
 def test_open_command_opens_the_index_notebook():
