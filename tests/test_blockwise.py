@@ -83,8 +83,6 @@ def test_equals_plain_path_with_boolean_and_additive_masks(p, b, data):
 def test_causal_flag_equals_the_lower_triangular_mask(p, b):
     Q, K, V = p
     tril = np.tril(np.ones((Q.shape[-2], K.shape[-2]), dtype=bool))  # j <= i, also for T_q != T_k
-    if not tril.any(axis=-1).all():  # cannot happen (key 0 is always visible); keeps the test honest
-        return
     out = blockwise_attention(Q, K, V, causal=True, block_size=b[0], query_block=b[1])
     ref = scaled_dot_product_attention(Q, K, V, mask=tril).output
     np.testing.assert_allclose(out, ref, **TOL[np.float64])
@@ -234,7 +232,8 @@ def test_benchmarks_help_and_smallest_figure_run():
         "from benchmarks.attention import measure, report\n"
         "rows = measure(sizes=(32,), d_k=8, repeats=1, torch_too=False)\n"
         "assert {r['path'] for r in rows} == {'plain', 'blockwise'}, rows\n"
-        "assert all(r['seconds'] > 0 and r['peak_bytes'] > 0 and r['max_abs_err'] < 1e-5 for r in rows)\n"
+        # Durations are reported, never asserted on (a loaded machine may take any time).
+        "assert all(r['peak_bytes'] > 0 and r['max_abs_err'] < 1e-5 and 'seconds' in r for r in rows)\n"
         "print(report(rows, gemm=100.0, d_k=8))\n"
     )
     res = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
