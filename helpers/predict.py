@@ -28,8 +28,6 @@ import numbers
 from collections.abc import Sequence
 from typing import NamedTuple
 
-from ._validate import check_int_in_range
-
 __all__ = ["Feedback", "grade_choice", "grade_number", "predict_choice", "predict_number"]
 
 
@@ -64,6 +62,14 @@ def _check_options(options) -> list[str]:
     return opts
 
 
+def _check_index(name: str, value, n: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{name} must be an int index into options (0..{n - 1}); got {type(value).__name__} {value!r}.")
+    if not 0 <= int(value) < n:
+        raise ValueError(f"{name} must be an index into options (0..{n - 1}); got {value}.")
+    return int(value)
+
+
 def _check_real(name: str, value, *, allow_none: bool = False) -> float | None:
     if value is None and allow_none:
         return None
@@ -90,10 +96,10 @@ def grade_choice(choice, answer: int, options: Sequence[str], explanation: str =
     Feedback
     """
     opts = _check_options(options)
-    answer = check_int_in_range("answer", answer, 0, len(opts) - 1, note=" (an index into options)")
+    answer = _check_index("answer", answer, len(opts))
     if choice is None:
         return Feedback(False, "还没有选择：先选一个选项，再点「提交预测」。")
-    choice = check_int_in_range("choice", choice, 0, len(opts) - 1, note=" (an index into options)")
+    choice = _check_index("choice", choice, len(opts))
     tail = f"\n解释：{explanation}" if explanation else ""
     if choice == answer:
         return Feedback(True, f"✅ 预测正确：「{opts[answer]}」。{tail}")
@@ -168,7 +174,7 @@ def predict_choice(question: str, options: Sequence[str], answer: int, explanati
     _check_text("question", question)
     _check_text("explanation", explanation)
     opts = _check_options(options)
-    answer = check_int_in_range("answer", answer, 0, len(opts) - 1, note=" (an index into options)")
+    answer = _check_index("answer", answer, len(opts))
     radio = widgets.RadioButtons(options=[(o, i) for i, o in enumerate(opts)], value=None,
                                  layout=widgets.Layout(width="auto"))
     return _show(question, radio, lambda: grade_choice(radio.value, answer, opts, explanation))
