@@ -1,33 +1,48 @@
 """The self-checks of 2.10 pass right answers, fail the classic wrong ones, and never leak the answer."""
 
 import numpy as np
+import pytest
 
 from helpers import scaled_dot_product_attention
 from helpers.checks.masking import check_causal_attention, check_left_padded_causal_mask, check_make_causal_mask
 from helpers.softmax import softmax
 
 
+def _rejected(result, capsys):
+    out = capsys.readouterr().out
+    return (not result) and out.startswith("\u274c") and "提示（hint）" in out
+
+
 def good_mask(T):
     return np.triu(np.full((T, T), -np.inf), k=1)
 
 
-def test_mask_check_passes_a_correct_mask(capsys):
-    assert check_make_causal_mask(good_mask)
-    assert "all 3 hidden cases pass" in capsys.readouterr().out
+MASK_OK = [good_mask,
+           lambda T: np.where(np.arange(T)[None, :] > np.arange(T)[:, None], -np.inf, 0.0),
+           lambda T: [[(-np.inf if j > i else 0.0) for j in range(T)] for i in range(T)],
+           lambda T: good_mask(T).astype(np.float32)]
+MASK_WRONG = {
+    "anti-causal": lambda T: good_mask(T).T,
+    "large negative instead of -inf": lambda T: np.triu(np.full((T, T), -1e9), k=1),
+    "diagonal masked too (k=0)": lambda T: np.triu(np.full((T, T), -np.inf), k=0),
+    "k=-1": lambda T: np.triu(np.full((T, T), -np.inf), k=-1),
+    "k=2 (one future key visible)": lambda T: np.triu(np.full((T, T), -np.inf), k=2),
+    "boolean mask": lambda T: np.tril(np.ones((T, T), dtype=bool)),
+    "0/1 float mask": lambda T: np.tril(np.ones((T, T))),
+    "wrong shape": lambda T: good_mask(T + 1),
+    "+inf": lambda T: -good_mask(T),
+}
 
 
-def test_mask_check_rejects_classic_mistakes(capsys):
-    wrong = {
-        "anti-causal": lambda T: good_mask(T).T,
-        "large negative instead of -inf": lambda T: np.triu(np.full((T, T), -1e9), k=1),
-        "diagonal masked too": lambda T: np.triu(np.full((T, T), -np.inf), k=0),
-        "boolean mask": lambda T: np.tril(np.ones((T, T), dtype=bool)),
-        "wrong shape": lambda T: good_mask(T + 1),
-    }
-    for name, fn in wrong.items():
-        assert not check_make_causal_mask(fn), name
-    out = capsys.readouterr().out
-    assert "shape (5, 5), expected shape (4, 4)" in out or "expected shape" in out
+@pytest.mark.parametrize("fn", MASK_OK)
+def test_mask_check_passes_correct_masks(fn, capsys):
+    assert check_make_causal_mask(fn)
+    assert "\u2705" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("name", MASK_WRONG)
+def test_mask_check_rejects(name, capsys):
+    assert _rejected(check_make_causal_mask(MASK_WRONG[name]), capsys), name
 
 
 def test_mask_check_reports_not_done_and_keeps_running(capsys):
@@ -35,60 +50,109 @@ def test_mask_check_reports_not_done_and_keeps_running(capsys):
         raise NotImplementedError
 
     assert not check_make_causal_mask(stub)
-    assert "not done yet" in capsys.readouterr().out
+    assert "尚未完成" in capsys.readouterr().out
+
+
+# ---- causal attention -----------------------------------------------------------------------
+
+def _sm(S, axis=-1):
+    e = np.exp(S - S.max(axis=axis, keepdims=True))
+    return e / e.sum(axis=axis, keepdims=True)
+
+
+def _future(T, k=1):
+    return np.triu(np.ones((T, T), dtype=bool), k=k)
+
+
+def _scores(Q, K, scale=None):
+    return Q @ K.T / (np.sqrt(Q.shape[1]) if scale is None else scale)
 
 
 def causal_attention(Q, K, V):
-    T, d_k = Q.shape
-    S = Q @ K.T / np.sqrt(d_k) + good_mask(T)
-    return softmax(S) @ V
+    return softmax(_scores(Q, K) + good_mask(Q.shape[0])) @ V
 
 
-def test_attention_check_passes_an_independent_implementation(capsys):
-    assert check_causal_attention(causal_attention)
-    assert "all 4 hidden cases pass" in capsys.readouterr().out
+ATTN_OK = [
+    causal_attention,
+    lambda Q, K, V: _sm(np.where(_future(len(Q)), -1e9, _scores(Q, K))) @ V,       # large negative fill
+    lambda Q, K, V: np.stack([_sm(_scores(Q[i:i + 1], K[:i + 1]))[0] @ V[:i + 1] for i in range(len(Q))]),
+    lambda Q, K, V: scaled_dot_product_attention(Q, K, V, mask=~_future(len(Q))).output,
+]
 
 
-def test_attention_check_rejects_classic_mistakes(capsys):
-    def no_mask(Q, K, V):
-        return softmax(Q @ K.T / np.sqrt(Q.shape[1])) @ V
+def _after(Q, K, V, renormalise):
+    A = np.where(_future(len(Q)), 0.0, _sm(_scores(Q, K)))
+    return (A / A.sum(axis=-1, keepdims=True) if renormalise else A) @ V
 
-    def no_scale(Q, K, V):
-        return softmax(Q @ K.T + good_mask(Q.shape[0])) @ V
 
-    def upper(Q, K, V):
-        return softmax(Q @ K.T / np.sqrt(Q.shape[1]) + good_mask(Q.shape[0]).T) @ V
+def _global_max(Q, K, V):
+    S = np.where(_future(len(Q)), -np.inf, _scores(Q, K))
+    e = np.exp(S - S.max())
+    return e / e.sum(axis=-1, keepdims=True) @ V
 
-    def naive_exp(Q, K, V):
-        with np.errstate(all="ignore"):
-            e = np.exp(Q @ K.T / np.sqrt(Q.shape[1]) + good_mask(Q.shape[0]))
-            return (e / e.sum(axis=1, keepdims=True)) @ V
 
-    def column_softmax(Q, K, V):
-        return softmax(Q @ K.T / np.sqrt(Q.shape[1]) + good_mask(Q.shape[0]), axis=0) @ V
+def _no_max(Q, K, V):
+    e = np.exp(np.where(_future(len(Q)), -np.inf, _scores(Q, K)))
+    return e / e.sum(axis=-1, keepdims=True) @ V
 
-    for fn in (no_mask, no_scale, upper, naive_exp, column_softmax):
-        assert not check_causal_attention(fn), fn.__name__
-    out = capsys.readouterr().out
-    assert "huge scores" in out  # the naive exp fails on the overflow case
-    assert "sqrt(d_k)" in out    # the unscaled one gets the scaling hint
+
+ATTN_WRONG = {
+    "no mask": lambda Q, K, V: _sm(_scores(Q, K)) @ V,
+    "no scale": lambda Q, K, V: _sm(_scores(Q, K, 1.0) + good_mask(len(Q))) @ V,
+    "/ d_k": lambda Q, K, V: _sm(_scores(Q, K, Q.shape[1]) + good_mask(len(Q))) @ V,
+    "d_k from V": lambda Q, K, V: _sm(_scores(Q, K, np.sqrt(V.shape[1])) + good_mask(len(Q))) @ V,
+    "mask the wrong way round": lambda Q, K, V: _sm(_scores(Q, K) + good_mask(len(Q)).T) @ V,
+    "off by one: diagonal masked (-inf)": lambda Q, K, V: _sm(np.where(_future(len(Q), 0), -np.inf, _scores(Q, K))) @ V,
+    "off by one: diagonal masked (-1e9)": lambda Q, K, V: _sm(np.where(_future(len(Q), 0), -1e9, _scores(Q, K))) @ V,
+    "off by one: one future key visible": lambda Q, K, V: _sm(np.where(_future(len(Q), 2), -np.inf, _scores(Q, K))) @ V,
+    "mask after softmax": lambda Q, K, V: _after(Q, K, V, renormalise=False),
+    "mask after softmax, renormalised": lambda Q, K, V: _after(Q, K, V, renormalise=True),
+    "global max": _global_max,
+    "no max subtraction": _no_max,
+    "softmax down the columns": lambda Q, K, V: _sm(_scores(Q, K) + good_mask(len(Q)), axis=0) @ V,
+    "K @ Q.T": lambda Q, K, V: _sm((K @ Q.T) / np.sqrt(Q.shape[1]) + good_mask(len(Q))) @ V,
+    "1.04 x": lambda Q, K, V: 1.04 * causal_attention(Q, K, V),
+}
+
+
+@pytest.mark.parametrize("fn", ATTN_OK)
+def test_attention_check_passes_independent_implementations(fn, capsys):
+    assert check_causal_attention(fn)
+    assert "\u2705" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("name", ATTN_WRONG)
+def test_attention_check_rejects(name, capsys):
+    assert _rejected(check_causal_attention(ATTN_WRONG[name]), capsys), name
+
+
+def test_mask_after_softmax_gets_the_order_hint(capsys):
+    check_causal_attention(ATTN_WRONG["mask after softmax, renormalised"])
+    assert "softmax 之前" in capsys.readouterr().out
 
 
 def test_checks_never_print_the_expected_values(capsys):
     check_make_causal_mask(lambda T: np.zeros((T, T)))
     check_causal_attention(lambda Q, K, V: np.zeros((Q.shape[0], V.shape[1])))
     out = capsys.readouterr().out
+    assert out.count("\u274c") == 2
     assert "-inf," not in out and "array(" not in out and "[[" not in out
 
+
+# ---- left-padded causal mask ----------------------------------------------------------------
 
 def left_padded(T, n_pad):
     i, j = np.indices((T, T))
     return np.where(i < n_pad, i == j, (j <= i) & (j >= n_pad))
 
 
+def left_padded_loop(T, n_pad):
+    return [[(i == j) if i < n_pad else (n_pad <= j <= i) for j in range(T)] for i in range(T)]
+
+
 def test_left_padded_check_passes_and_the_mask_reproduces_the_unpadded_outputs(capsys):
     assert check_left_padded_causal_mask(left_padded)
-    assert "all 4 hidden cases pass" in capsys.readouterr().out
+    assert check_left_padded_causal_mask(left_padded_loop)
     # What the mask is for: the real tokens' outputs equal those of the sequence without padding.
     rng = np.random.default_rng(7)
     real = rng.normal(size=(4, 3))
@@ -98,15 +162,23 @@ def test_left_padded_check_passes_and_the_mask_reproduces_the_unpadded_outputs(c
     assert np.allclose(out[2:], ref)
 
 
-def test_left_padded_check_rejects_classic_mistakes(capsys):
-    def dead_rows(T, n_pad):  # padding queries see nothing -> NaN rows
-        i, j = np.indices((T, T))
-        return (j <= i) & (j >= n_pad)
+PAD_WRONG = {
+    "padding rows see nothing (NaN rows)": lambda T, n: (np.indices((T, T))[1] <= np.indices((T, T))[0])
+    & (np.indices((T, T))[1] >= n),
+    "plain causal, padding keys visible": lambda T, n: np.tril(np.ones((T, T), dtype=bool)),
+    "off by one: n_pad < j": lambda T, n: np.where(np.indices((T, T))[0] < n, np.eye(T, dtype=bool),
+                                                   (np.indices((T, T))[1] <= np.indices((T, T))[0])
+                                                   & (np.indices((T, T))[1] > n)),
+    "not causal": lambda T, n: np.where(np.indices((T, T))[0] < n, np.eye(T, dtype=bool), np.indices((T, T))[1] >= n),
+    "transposed": lambda T, n: left_padded(T, n).T,
+}
 
-    def sees_padding(T, n_pad):  # plain causal mask, padding keys visible
-        return np.tril(np.ones((T, T), dtype=bool))
 
-    assert not check_left_padded_causal_mask(dead_rows)
-    assert not check_left_padded_causal_mask(sees_padding)
-    out = capsys.readouterr().out
-    assert "0/0 = NaN" in out and "n_pad <= j <= i" in out
+@pytest.mark.parametrize("name", PAD_WRONG)
+def test_left_padded_check_rejects(name, capsys):
+    assert _rejected(check_left_padded_causal_mask(PAD_WRONG[name]), capsys), name
+
+
+def test_left_padded_hint_names_the_nan_row(capsys):
+    check_left_padded_causal_mask(PAD_WRONG["padding rows see nothing (NaN rows)"])
+    assert "0/0 = NaN" in capsys.readouterr().out

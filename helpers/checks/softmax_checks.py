@@ -9,7 +9,7 @@ from .core import Case, CheckResult, run_check
 
 __all__ = ["check_softmax"]
 
-_ROW_HINT = "每一行单独归一化：只在最后一个轴（axis=-1，各个键）上求和，并保持维度以便逐行相除。"
+_ROW_HINT = "每一行单独归一化：只在最后一个轴（各个键）上求和，并保持维度以便逐行相除。"
 _ROW_MAX_HINT = ("减去的应是每一行自己的最大值（per-row max），而不是整个数组的最大值（global max）："
                  "一行若远低于全局最大值，它的 exp 会全部下溢成 0，得到 0/0。")
 

@@ -1,0 +1,88 @@
+"""Every self-check this package owns speaks Chinese, and no hint gives away the code of the answer.
+
+The hidden cases are captured by replacing ``run_check`` in each module with a spy, so
+every hint of every case is inspected, not only the first one that a wrong answer reaches.
+"""
+
+import re
+
+import pytest
+
+from helpers.checks import (heads, lookup, masking, projections, properties, real_model_checks, saturation,
+                            softmax_checks, whole_formula, worked_example)
+
+MODULES = [heads, lookup, masking, projections, properties, real_model_checks, saturation, softmax_checks,
+           whole_formula, worked_example]
+CHECKS = [(mod, name) for mod in MODULES for name in mod.__all__]
+CJK = re.compile(r"[\u4e00-\u9fff]")
+# Fragments that would hand the learner the code of the answer.
+CODE = re.compile(r"@|\bnp\.|numpy|\.T\b|axis\s*=|keepdims|\.shape|reshape|swapaxes|einsum|outer\(|diag\(|"
+                  r"tril|triu|np\.exp|\.sum\(|\.max\(|linalg|transpose\(|return ")
+
+
+def _stub(*args, **kwargs):
+    raise NotImplementedError
+
+
+def _wrong(*args, **kwargs):
+    return 12345.678
+
+
+def test_every_owned_check_is_listed():
+    assert len(CHECKS) == 26
+
+
+@pytest.mark.parametrize("mod, name", CHECKS, ids=[n for _, n in CHECKS])
+def test_not_done_stub_prints_chinese_and_returns_falsy(mod, name, capsys):
+    res = getattr(mod, name)(_stub)
+    out = capsys.readouterr().out
+    assert not res and res.n_passed == 0
+    assert out.startswith("\u23f3") and "尚未完成" in out and CJK.search(out)
+
+
+@pytest.mark.parametrize("mod, name", CHECKS, ids=[n for _, n in CHECKS])
+def test_wrong_answer_prints_chinese_and_never_the_expected_value(mod, name, capsys):
+    res = getattr(mod, name)(_wrong)
+    out = capsys.readouterr().out
+    assert not res and out.startswith("\u274c")
+    assert len(CJK.findall(out)) >= 10
+    assert "[[" not in out and "array(" not in out
+
+
+@pytest.mark.parametrize("mod, name", CHECKS, ids=[n for _, n in CHECKS])
+def test_every_hint_and_label_is_chinese_and_shows_no_answer_code(mod, name, monkeypatch):
+    seen = {}
+
+    def spy(check_name, fn, cases, **kwargs):
+        seen["cases"], seen["general_hint"] = list(cases), kwargs.get("general_hint", "")
+        return None
+
+    monkeypatch.setattr(mod, "run_check", spy)
+    getattr(mod, name)(_stub)
+    cases = seen["cases"]
+    assert len(cases) >= (2 if name == "check_worked_example_row" else 3), "too few hidden cases to tell classic wrong answers apart"
+    hints = [c.hint for c in cases] + ([seen["general_hint"]] if seen["general_hint"] else [])
+    for hint in hints:
+        assert hint and CJK.search(hint), hint
+        assert not CODE.search(hint), hint
+    for case in cases:
+        if not re.fullmatch(r"[\w\s=,.:\[\]()!\-，（）]*", case.label):  # pure formulas like "T = 4" may stay
+            assert CJK.search(case.label), case.label
+
+
+def test_the_pass_line_is_chinese(capsys):
+    from helpers.checks import check_score_matrix_bytes
+
+    assert check_score_matrix_bytes(lambda T, itemsize, batch=1, heads=1: batch * heads * T * T * itemsize)
+    out = capsys.readouterr().out
+    assert out.startswith("\u2705") and "隐藏用例通过" in out
+
+
+def test_the_two_hints_named_in_the_issue_no_longer_show_code(monkeypatch):
+    for mod, name in [(saturation, "check_softmax_jacobian"), (saturation, "check_scaled_scores")]:
+        seen = {}
+        monkeypatch.setattr(mod, "run_check", lambda n, fn, cases, **kw: seen.update(c=cases, g=kw.get("general_hint", "")))
+        getattr(mod, name)(_stub)
+        text = " ".join(c.hint for c in seen["c"]) + seen["g"]
+        assert "np.diag(a) - np.outer(a, a)" not in text and "Q @ K.T / np.sqrt(d_k)" not in text
+        assert "@" not in text and "np." not in text

@@ -1,0 +1,148 @@
+"""The 2.5/2.6 self-checks: correct variants pass, the classic wrong answers are rejected."""
+
+import math
+
+import numpy as np
+import pytest
+
+from helpers.checks.saturation import (
+    check_dot_variance,
+    check_is_attention_matrix,
+    check_scaled_scores,
+    check_softmax_jacobian,
+)
+
+
+def _rejected(result, capsys):
+    out = capsys.readouterr().out
+    return (not result) and out.startswith("\u274c") and "提示（hint）" in out
+
+
+# ---- check_dot_variance ---------------------------------------------------------------------
+
+def _monte_carlo(d_k, var_q, var_k, n=20000):
+    rng = np.random.default_rng(0)
+    q = rng.normal(scale=math.sqrt(var_q), size=(n, int(d_k)))
+    k = rng.normal(scale=math.sqrt(var_k), size=(n, int(d_k)))
+    return float(np.var(np.sum(q * k, axis=1)))
+
+
+VARIANCE_OK = [lambda d, a, b: d * a * b, lambda d, a, b: float(sum(a * b for _ in range(d))),
+               lambda d, a, b: np.float32(d * a * b), lambda d, a, b: np.array(d * a * b)]
+VARIANCE_WRONG = {
+    "1.04 x": lambda d, a, b: 1.04 * d * a * b,
+    "0.97 x": lambda d, a, b: 0.97 * d * a * b,
+    "sum of the variances": lambda d, a, b: d * (a + b),
+    "forgets d_k": lambda d, a, b: a * b,
+    "sqrt(d_k)": lambda d, a, b: math.sqrt(d) * a * b,
+    "ignores var_k": lambda d, a, b: d * a,
+    "std instead of var": lambda d, a, b: d * math.sqrt(a * b),
+    "variances squared": lambda d, a, b: d * (a * b) ** 2,
+    "d_k squared": lambda d, a, b: d * d * a * b,
+    "Monte Carlo estimate": _monte_carlo,
+}
+
+
+@pytest.mark.parametrize("fn", VARIANCE_OK)
+def test_dot_variance_correct_variants_pass(fn, capsys):
+    assert check_dot_variance(fn)
+
+
+@pytest.mark.parametrize("name", VARIANCE_WRONG)
+def test_dot_variance_rejects(name, capsys):
+    assert _rejected(check_dot_variance(VARIANCE_WRONG[name]), capsys), name
+
+
+# ---- check_scaled_scores --------------------------------------------------------------------
+
+SCORES_OK = [lambda Q, K: Q @ K.T / np.sqrt(K.shape[-1]),
+             lambda Q, K: np.einsum("id,jd->ij", Q, K) / math.sqrt(Q.shape[1]),
+             lambda Q, K: (np.asarray(Q) / Q.shape[1] ** 0.25) @ (np.asarray(K) / K.shape[1] ** 0.25).T]
+SCORES_WRONG = {
+    "no scale": lambda Q, K: Q @ K.T,
+    "/ d_k": lambda Q, K: Q @ K.T / Q.shape[1],
+    "K @ Q.T": lambda Q, K: K @ Q.T / np.sqrt(Q.shape[1]),
+    "S.T": lambda Q, K: (Q @ K.T / np.sqrt(Q.shape[1])).T,
+    "sqrt(T_q)": lambda Q, K: Q @ K.T / np.sqrt(Q.shape[0]),
+    "sqrt(T_kv)": lambda Q, K: Q @ K.T / np.sqrt(K.shape[0]),
+    "1.04 x": lambda Q, K: 1.04 * Q @ K.T / np.sqrt(Q.shape[1]),
+    "* sqrt(d_k)": lambda Q, K: Q @ K.T * np.sqrt(Q.shape[1]),
+    "square only (uses Q twice)": lambda Q, K: Q @ Q.T / np.sqrt(Q.shape[1]),
+}
+
+
+@pytest.mark.parametrize("fn", SCORES_OK)
+def test_scaled_scores_correct_variants_pass(fn, capsys):
+    assert check_scaled_scores(fn)
+
+
+@pytest.mark.parametrize("name", SCORES_WRONG)
+def test_scaled_scores_rejects(name, capsys):
+    assert _rejected(check_scaled_scores(SCORES_WRONG[name]), capsys), name
+
+
+# ---- check_softmax_jacobian -----------------------------------------------------------------
+
+def jac_loop(a):
+    T = len(a)
+    return [[a[i] * ((i == j) - a[j]) for j in range(T)] for i in range(T)]
+
+
+JAC_OK = [lambda a: np.diag(a) - np.outer(a, a), jac_loop, lambda a: a[:, None] * (np.eye(len(a)) - a[None, :])]
+JAC_WRONG = {
+    "diagonal only": lambda a: np.diag(a * (1 - a)),
+    "diag(a) only": lambda a: np.diag(a),
+    "outer only": lambda a: -np.outer(a, a),
+    "sign flipped": lambda a: np.outer(a, a) - np.diag(a),
+    "softmax applied again": lambda a: (lambda s: np.diag(s) - np.outer(s, s))(np.exp(a) / np.exp(a).sum()),
+    "1.04 x": lambda a: 1.04 * (np.diag(a) - np.outer(a, a)),
+    "identity minus outer": lambda a: np.eye(len(a)) - np.outer(a, a),
+    "in place": lambda a: np.diag(a) - np.outer(a, a) + 0 * a.__imul__(1.0 + 1e-3)[0],
+}
+
+
+@pytest.mark.parametrize("fn", JAC_OK)
+def test_softmax_jacobian_correct_variants_pass(fn, capsys):
+    assert check_softmax_jacobian(fn)
+
+
+@pytest.mark.parametrize("name", JAC_WRONG)
+def test_softmax_jacobian_rejects(name, capsys):
+    assert _rejected(check_softmax_jacobian(JAC_WRONG[name]), capsys), name
+
+
+# ---- check_is_attention_matrix --------------------------------------------------------------
+
+def attn_ok(A):
+    A = np.asarray(A, dtype=float)
+    return bool(np.all(A >= 0) and np.allclose(A.sum(axis=-1), 1.0, rtol=0.0, atol=1e-6))
+
+
+ATTN_OK = [attn_ok,
+           lambda A: bool((np.asarray(A) >= 0).all() and np.allclose(np.sum(A, axis=1), 1)),   # numpy defaults
+           lambda A: all(min(row) >= 0 and abs(sum(row) - 1) <= 1e-9 for row in np.asarray(A).tolist()),
+           lambda A: np.all(A >= 0) & np.all(np.abs(A.sum(axis=-1) - 1) < 1e-4)]                # np.bool_
+ATTN_WRONG = {
+    "column sums (axis=0)": lambda A: bool(np.all(A >= 0) and np.allclose(A.sum(axis=0), 1)),
+    "tolerance 0.3": lambda A: bool(np.all(A >= 0) and np.allclose(A.sum(axis=-1), 1, atol=0.31)),
+    "tolerance 0.01": lambda A: bool(np.all(A >= 0) and np.allclose(A.sum(axis=-1), 1, atol=0.01)),
+    "total sum == T": lambda A: bool(np.all(A >= 0) and np.isclose(A.sum(), A.shape[0])),
+    "mean row sum": lambda A: bool(np.all(A >= 0) and np.isclose(A.sum(axis=-1).mean(), 1)),
+    "ignores negatives": lambda A: bool(np.allclose(A.sum(axis=-1), 1)),
+    "strictly positive": lambda A: bool(np.all(A > 0) and np.allclose(A.sum(axis=-1), 1)),
+    "exact equality": lambda A: bool(np.all(A >= 0) and np.all(A.sum(axis=-1) == 1)),
+    "only non-negative": lambda A: bool(np.all(A >= 0)),
+    "square only": lambda A: bool(A.shape[0] == A.shape[1] and attn_ok(A)),
+    "ignores NaN": lambda A: bool(np.all(np.nan_to_num(A) >= 0) and np.allclose(np.nansum(A, axis=-1)[~np.isnan(A).all(-1)], 1)),
+    "always True": lambda A: True,
+}
+
+
+@pytest.mark.parametrize("fn", ATTN_OK)
+def test_is_attention_matrix_correct_variants_pass(fn, capsys):
+    assert check_is_attention_matrix(fn)
+
+
+@pytest.mark.parametrize("name", ATTN_WRONG)
+def test_is_attention_matrix_rejects(name, capsys):
+    assert _rejected(check_is_attention_matrix(ATTN_WRONG[name]), capsys), name

@@ -1,0 +1,104 @@
+"""check_softmax (2.6): correct variants pass, every classic wrong softmax is rejected."""
+
+import numpy as np
+import pytest
+
+from helpers.checks import check_softmax
+
+
+def good(x):
+    x = np.asarray(x)
+    e = np.exp(x - x.max(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+def good_logsumexp(x):
+    x = np.asarray(x, dtype=float)
+    m = np.max(x, axis=-1, keepdims=True)
+    return np.exp(x - m - np.log(np.sum(np.exp(x - m), axis=-1, keepdims=True)))
+
+
+def good_rows_loop(x):
+    x = np.asarray(x)
+    out = np.empty(x.shape, dtype=float)
+    for idx in np.ndindex(x.shape[:-1]):
+        row = x[idx]
+        e = np.exp(row - row.max())
+        out[idx] = e / e.sum()
+    return out.tolist()  # a list is a fine answer too
+
+
+CORRECT = [good, good_logsumexp, good_rows_loop, lambda x: good(np.asarray(x, dtype=np.float64))]
+
+
+def global_max(x):
+    e = np.exp(x - np.max(x))
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+def no_max(x):
+    e = np.exp(x)
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+def subtract_min(x):
+    e = np.exp(x - x.min(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+def axis0(x):
+    return good(np.swapaxes(x, 0, -1)).swapaxes(0, -1) if np.ndim(x) > 1 else good(x)
+
+
+def axis1(x):  # right for 2-d input only
+    e = np.exp(x - x.max(axis=-1, keepdims=True))
+    return e / e.sum(axis=1 if np.ndim(x) > 1 else 0, keepdims=True)
+
+
+def no_keepdims(x):  # broadcasts the row sums along the wrong axis on square input
+    e = np.exp(x - x.max(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1)
+
+
+def global_sum(x):
+    e = np.exp(x - x.max(axis=-1, keepdims=True))
+    return e / e.sum()
+
+
+def in_place(x):
+    x -= x.max(axis=-1, keepdims=True)
+    np.exp(x, out=x)
+    x /= x.sum(axis=-1, keepdims=True)
+    return x
+
+
+def inf_as_zero(x):
+    return good(np.where(np.isinf(x), 0.0, x))
+
+
+def ratio(x):
+    x = np.asarray(x, dtype=float)
+    return x / x.sum(axis=-1, keepdims=True)
+
+
+WRONG = [global_max, no_max, subtract_min, axis0, axis1, no_keepdims, global_sum, in_place, inf_as_zero, ratio,
+         lambda x: 1.04 * good(x), lambda x: good(x / 1.04), lambda x: good(2 * np.asarray(x))]
+
+
+@pytest.mark.parametrize("fn", CORRECT)
+def test_correct_variants_pass(fn, capsys):
+    assert check_softmax(fn)
+    assert "\u2705" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("fn", WRONG, ids=lambda f: f.__name__)
+def test_wrong_softmax_is_rejected(fn, capsys):
+    res = check_softmax(fn)
+    out = capsys.readouterr().out
+    assert not res and out.startswith("\u274c") and "提示（hint）" in out
+
+
+def test_global_max_gets_the_per_row_hint(capsys):
+    check_softmax(global_max)
+    out = capsys.readouterr().out
+    assert "相差很远的行" in out and "每一行自己的最大值" in out
