@@ -1,0 +1,91 @@
+"""The student edition: no solution left, and every student notebook runs to the end.
+
+``tools/make_student_edition.py OUT_DIR`` removes the cells tagged ``solution`` and clears the
+outputs of the cells tagged ``exercise``. Executed in a fresh kernel, each student notebook
+must run without an error, and each exercise's self-check must say (in Chinese) that the
+exercise is not done yet -- not print a pass line.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+from pathlib import Path
+
+import nbformat
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+NOTEBOOKS = sorted((ROOT / "notebooks").glob("02-*.ipynb"))
+CJK = re.compile(r"[\u4e00-\u9fff]")
+SOLUTION_DEF = re.compile(r"^\s*(def|class)\s+\w+_solution\b|^\s*\w+_solution\s*=", re.M)
+
+
+def _tool():
+    spec = importlib.util.spec_from_file_location("make_student_edition", ROOT / "tools" / "make_student_edition.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def _tags(cell) -> set[str]:
+    return set(cell.get("metadata", {}).get("tags", []))
+
+
+def _text(outputs) -> str:
+    parts = []
+    for out in outputs:
+        if out.get("output_type") == "stream":
+            parts.append(out.get("text", ""))
+        elif "data" in out:
+            parts.append(str(out["data"].get("text/plain", "")) + str(out["data"].get("text/html", "")))
+        elif out.get("output_type") == "error":
+            parts.append(out.get("ename", "") + ": " + out.get("evalue", ""))
+    return "".join(parts)
+
+
+@pytest.fixture(scope="module")
+def edition(tmp_path_factory) -> dict[str, Path]:
+    out = tmp_path_factory.mktemp("student")
+    return {p.name: p for p in _tool().build(out)}
+
+
+def test_one_student_notebook_per_notebook(edition):
+    assert sorted(edition) == [p.name for p in NOTEBOOKS]
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name[:5])
+def test_no_solution_is_left(edition, path):
+    full = nbformat.read(path, as_version=4)
+    student = nbformat.read(edition[path.name], as_version=4)
+    n_solution = sum("solution" in _tags(c) for c in full.cells)
+    assert len(student.cells) == len(full.cells) - n_solution
+    for cell in student.cells:
+        assert "solution" not in _tags(cell)
+        if cell.cell_type == "code":
+            assert not SOLUTION_DEF.search(cell.source), f"solution code left in {path.name}:\n{cell.source[:300]}"
+        if "exercise" in _tags(cell):
+            assert cell.get("outputs") == [], f"an exercise cell of {path.name} kept its output"
+    kept = [c.source for c in student.cells]
+    assert kept == [c.source for c in full.cells if "solution" not in _tags(c)], "other cells must be kept as they are"
+
+
+def test_the_tool_refuses_to_overwrite_the_teachers_notebooks():
+    with pytest.raises(SystemExit):
+        _tool().main([str(ROOT / "notebooks")])
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name[:5])
+def test_student_notebook_runs_and_says_not_done(edition, path):
+    from nbclient import NotebookClient
+
+    nb = nbformat.read(edition[path.name], as_version=4)
+    client = NotebookClient(nb, timeout=600, kernel_name="python3", allow_errors=False,
+                            resources={"metadata": {"path": str(ROOT / "notebooks")}})
+    client.execute()  # raises CellExecutionError on any error not tagged raises-exception
+    exercises = [c for c in nb.cells if "exercise" in _tags(c)]
+    for cell in exercises:
+        text = _text(cell.outputs)
+        assert "尚未完成" in text, f"{path.name}: an exercise's self-check did not say (in Chinese) it is not done:\n{text[:400]}"
+        assert "✅" not in text, f"{path.name}: a self-check passed an unfinished exercise:\n{text[:400]}"

@@ -1,0 +1,69 @@
+"""Write the student edition of every notebook: ``python tools/make_student_edition.py OUT_DIR``.
+
+What changes, by cell tag (see CONTRIBUTING.md):
+
+- ``solution``  cells are removed (the reference answers; they also print "passed" lines);
+- ``exercise``  cells keep their code (the stub to fill in) but lose their outputs.
+
+Everything else -- prose, figures, self-checks, predict-then-run widgets, sliders -- is kept
+as committed. The work is done by nbconvert's own ``TagRemovePreprocessor``; this script only
+points it at the series' tags and writes the files. The teacher keeps the full notebooks;
+``docs/teaching/`` (which has the answers) is not copied.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+import nbformat
+from nbconvert.preprocessors import TagRemovePreprocessor
+
+ROOT = Path(__file__).resolve().parents[1]
+NOTEBOOKS = ROOT / "notebooks"
+SOLUTION_TAG = "solution"
+EXERCISE_TAG = "exercise"
+
+
+def student_notebook(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
+    """Return a copy of ``nb`` without solution cells and with exercise outputs cleared."""
+    pre = TagRemovePreprocessor(remove_cell_tags={SOLUTION_TAG}, remove_all_outputs_tags={EXERCISE_TAG})
+    pre.enabled = True
+    out, _ = pre.preprocess(nbformat.from_dict(nb), {})
+    for cell in out.cells:
+        if EXERCISE_TAG in cell.get("metadata", {}).get("tags", []) and cell.cell_type == "code":
+            cell.execution_count = None
+    out.metadata.setdefault("self_attention_ch02", {})["edition"] = "student"
+    return out
+
+
+def build(out_dir: Path, notebooks: list[Path] | None = None) -> list[Path]:
+    """Write the student edition of ``notebooks`` (default: all) into ``out_dir``; return the paths."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    written = []
+    for path in notebooks or sorted(NOTEBOOKS.glob("02-*.ipynb")):
+        nb = nbformat.read(path, as_version=4)
+        target = out_dir / path.name
+        nbformat.write(student_notebook(nb), target)
+        written.append(target)
+    return written
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("out_dir", type=Path, help="folder to write the student notebooks into (created if needed)")
+    args = parser.parse_args(argv)
+    if args.out_dir.resolve() == NOTEBOOKS.resolve():
+        parser.error("OUT_DIR must not be notebooks/ itself: the teacher keeps the full notebooks")
+    written = build(args.out_dir)
+    removed = sum(
+        sum(SOLUTION_TAG in c.get("metadata", {}).get("tags", []) for c in nbformat.read(p, as_version=4).cells)
+        for p in sorted(NOTEBOOKS.glob("02-*.ipynb"))
+    )
+    print(f"wrote {len(written)} student notebooks to {args.out_dir} ({removed} solution cells removed)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
