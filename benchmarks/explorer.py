@@ -3,15 +3,16 @@
     python -m benchmarks.explorer
 
 Both paths do the same work per simulated slider move: recompute the numbers
-(:func:`helpers.saturation.compute`) and produce the PNG the learner receives,
-for the same two panels (scores and softmax weights, 16 keys).
+(:func:`helpers.saturation_view.saturation_state` and the many-seed medians) and
+produce the image the learner receives, for the same four panels (scores with
+ghost bars and bands, weights, median curves against d_k, Jacobian heatmap).
 
-- **explorer**: the widget itself — set a control's value, which triggers
-  ``compute``, a blitted redraw of one cached figure, PNG encoding and the
+- **explorer**: the widget itself — set a control's value, which triggers the
+  pure computation, a blitted redraw of one cached figure, JPEG encoding and the
   assignment to the ``ipywidgets.Image``.
 - **naive**: what ``ipywidgets.interact`` with a plotting function costs — a new
-  pyplot figure per move, drawn and encoded with ``bbox_inches="tight"`` as the
-  inline backend does, then closed.
+  pyplot figure per move (:func:`naive_figure_png`, benchmark-only), drawn and
+  encoded with ``bbox_inches="tight"`` as the inline backend does, then closed.
 
 The moves are a seeded random walk of single-control moves (d_k one notch,
 magnitude one notch, or the checkbox), so the explorer also pays for its
@@ -32,7 +33,55 @@ matplotlib.use("Agg")
 
 import numpy as np  # noqa: E402
 
-from helpers.saturation import D_K_OPTIONS, compute, naive_figure_png, saturation_explorer  # noqa: E402
+from helpers.plotting import DIVERGING_CMAP  # noqa: E402
+from helpers.saturation_view import D_K_OPTIONS, bank_summary, saturation_state  # noqa: E402
+from helpers.saturation_widget import (HALF_WIDTH, J_LIMIT, SCALED_COLOR, UNSCALED_COLOR,  # noqa: E402
+                                       saturation_explorer, score_limit)
+
+
+def naive_figure_png(view, summary) -> bytes:
+    """The slow pattern: a brand-new pyplot figure per slider move, the same four panels.
+
+    What ``ipywidgets.interact`` with a plotting function does: build everything
+    from scratch, encode it the way the inline backend does
+    (``savefig(..., format="png", bbox_inches="tight")``), close the figure.
+    """
+    import io
+
+    import matplotlib.pyplot as plt
+
+    T = view.T
+    x = np.arange(1, T + 1)
+    shown, ghost = view.shown, view.ghost
+    c_shown, c_ghost = (SCALED_COLOR, UNSCALED_COLOR) if view.divide else (UNSCALED_COLOR, SCALED_COLOR)
+    fig, ((ax_s, ax_w), (ax_c, ax_j)) = plt.subplots(2, 2, figsize=(9.0, 5.6), dpi=100)
+    for mode, color in ((view.unscaled, UNSCALED_COLOR), (view.scaled, SCALED_COLOR)):
+        ax_s.axhspan(-mode.std_theory, mode.std_theory, color=color, alpha=0.15, lw=0)
+    for ax, g, s in ((ax_s, ghost.scores, shown.scores), (ax_w, ghost.weights, shown.weights)):
+        ax.bar(x, g, width=2 * HALF_WIDTH, facecolor="none", edgecolor=c_ghost)
+        ax.bar(x, s, width=0.5, color=c_shown)
+        ax.set_xlabel("key j")
+    top = max(np.abs(shown.scores).max(), np.abs(ghost.scores).max(), view.unscaled.std_theory)
+    lim = score_limit(float(top))
+    ax_s.set_ylim(-lim, lim)
+    ax_s.set_ylabel("score")
+    ax_w.set_ylim(0, 1.05)
+    ax_w.axhline(1.0 / T, color="0.5", ls=":")
+    ax_w.set_ylabel("weight")
+    for mode, color in (("unscaled", UNSCALED_COLOR), ("scaled", SCALED_COLOR)):
+        ax_c.plot(summary.d_ks, summary.median_max_weight[mode], color=color)
+        ax_c.plot(summary.d_ks, summary.median_jacobian_norm[mode], color=color, ls="--")
+    ax_c.axvline(view.d_k, color="0.3")
+    ax_c.set_xscale("log", base=2)
+    ax_c.set_xlabel(r"$d_k$")
+    ax_c.set_ylabel("median over seeds")
+    mesh = ax_j.pcolormesh(shown.jacobian, cmap=DIVERGING_CMAP, vmin=-J_LIMIT, vmax=J_LIMIT)
+    fig.colorbar(mesh, ax=ax_j, label=r"$J_{ij}$")
+    fig.tight_layout()
+    out = io.BytesIO()
+    fig.savefig(out, format="png", bbox_inches="tight")
+    plt.close(fig)
+    return out.getvalue()
 
 TARGET_MS = 33.0
 TARGET_RATIO = 8.0
@@ -72,21 +121,22 @@ def run(n_moves: int = 40, warmup: int = 5) -> dict:
         (naive / explorer), ``n_moves``, ``full_draws`` (explorer background redraws),
         ``explorer_peak_kib``, ``naive_peak_kib`` (tracemalloc peak of one move).
     """
-    ex = saturation_explorer(d_k=64, magnitude=1.0, scaled=False, seed=0)
-    controls = {"d_k": ex.d_k_slider, "magnitude": ex.magnitude_slider, "scaled": ex.scaled_checkbox}
+    ex = saturation_explorer(d_k=64, inv_temp=1.0, divide=False, seed=0)
+    controls = {"d_k": ex.d_k_slider, "magnitude": ex.inv_temp_slider, "scaled": ex.divide_checkbox}
     fast, slow = [], []
     for k, (name, value) in enumerate(_moves(n_moves + warmup)):
         before = ex.view
         t0 = time.perf_counter()
-        controls[name].value = value  # the observer runs compute + redraw + PNG -> Image
+        controls[name].value = value  # the observer runs the computation + redraw + JPEG -> Image
         t_fast = time.perf_counter() - t0
         if ex.view is before:  # clamped at an end of the slider: no update happened
             continue
         v = ex.view
         t0 = time.perf_counter()
-        png = naive_figure_png(compute(v.d_k, v.magnitude, v.scaled, v.seed, v.T))
+        png = naive_figure_png(saturation_state(v.d_k, v.inv_temp, v.divide, v.seed, v.T),
+                               bank_summary(ex.bank, D_K_OPTIONS, v.inv_temp))
         t_slow = time.perf_counter() - t0
-        assert png[:8] == bytes(ex.image.value[:8]) == b"\x89PNG\r\n\x1a\n"
+        assert png[:8] == b"\x89PNG\r\n\x1a\n" and bytes(ex.image.value[:2]) == b"\xff\xd8"  # PNG, JPEG
         if k >= warmup:
             fast.append(t_fast)
             slow.append(t_slow)
@@ -114,7 +164,7 @@ def _peak_memory(ex) -> tuple[int, int]:
 
     peaks = []
     for fn in (lambda: setattr(ex.d_k_slider, "value", 256 if ex.d_k_slider.value != 256 else 128),
-               lambda: naive_figure_png(compute(256, 1.0, False, 0))):
+               lambda: naive_figure_png(saturation_state(256, 1.0, False, 0), bank_summary(ex.bank, D_K_OPTIONS, 1.0))):
         tracemalloc.start()
         tracemalloc.reset_peak()
         fn()
@@ -128,7 +178,7 @@ def main() -> dict:
     r = run()
     print(f"machine: {platform.machine()}, {platform.python_implementation()} {platform.python_version()}, "
           f"matplotlib {matplotlib.__version__}")
-    print(f"explorer update (compute + blitted redraw + PNG into ipywidgets.Image), median of {r['n_moves']} moves: "
+    print(f"explorer update (compute + blitted redraw + JPEG into ipywidgets.Image), median of {r['n_moves']} moves: "
           f"{r['explorer_ms']:.1f} ms (p90 {r['explorer_p90_ms']:.1f} ms, {r['full_draws']} background draws)")
     print(f"naive interact pattern (new figure + savefig bbox_inches='tight' per move), median: {r['naive_ms']:.1f} ms")
     print(f"peak memory of one move (tracemalloc, Python + numpy): explorer {r['explorer_peak_kib']:.0f} KiB, "

@@ -1,0 +1,230 @@
+"""Softmax saturation (chapter 2.5): the measured experiments.
+
+- :func:`saturation_rates` — P(largest weight > 0.99), median largest weight and
+  median ``||J||_F`` against d_k, unscaled and scaled, over many seeds;
+- :func:`saturation_table` — the chapter's d_k table with measured columns;
+- :func:`query_loss_and_grad`, :func:`train_query`, :func:`learning_trials` — a
+  tiny learning problem that shows the gradient vanish without the scaling.
+
+Pure functions (arrays in, arrays out); big Monte Carlo temporaries are built in
+chunks so a classroom kernel stays small.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from ._validate import as_real_array, check_positive_int
+from .saturation_view import (DEFAULT_T, SATURATED, bank_summary, check_d_k, check_seed, jacobian_norm,
+                              score_bank)
+from .softmax import entropy, softmax
+
+__all__ = ["saturation_rates", "saturation_table", "TrainingRun", "query_loss_and_grad", "train_query",
+           "learning_trials"]
+
+
+def saturation_rates(d_ks=(8, 32, 128, 512), inv_temp: float = 1.0, n_seeds: int = 300, T: int = DEFAULT_T) -> dict:
+    """Saturation against d_k over ``n_seeds`` independent draws, unscaled and scaled.
+
+    Uses the explorer's draws (:func:`helpers.saturation_view.fixed_draw` for seeds
+    0 ... n_seeds - 1), so the notebook's rates and the explorer's curves agree.
+
+    Returns
+    -------
+    dict
+        ``d_ks`` (tuple), ``n_seeds``, and for ``mode`` in ``("unscaled", "scaled")``:
+        ``frac_saturated_<mode>`` (P(max weight > 0.99)), ``median_max_weight_<mode>``,
+        ``median_jacobian_norm_<mode>`` — numpy arrays of shape (len(d_ks),) — and
+        ``stderr_<mode>``, the binomial standard error sqrt(p (1 - p) / n_seeds) of each rate.
+    """
+    d_ks = tuple(check_d_k(d) for d in d_ks)
+    n_seeds = check_positive_int("n_seeds", n_seeds)
+    summary = bank_summary(score_bank(T, n_seeds, d_ks), d_ks, inv_temp)
+    out = {"d_ks": d_ks, "n_seeds": n_seeds, "inv_temp": summary.inv_temp}
+    for mode in ("unscaled", "scaled"):
+        p = summary.frac_saturated[mode]
+        out[f"frac_saturated_{mode}"] = p
+        out[f"stderr_{mode}"] = np.sqrt(p * (1 - p) / n_seeds)
+        out[f"median_max_weight_{mode}"] = summary.median_max_weight[mode]
+        out[f"median_jacobian_norm_{mode}"] = summary.median_jacobian_norm[mode]
+    return out
+
+
+def saturation_table(d_ks=(16, 64, 256, 1024), T: int = DEFAULT_T, n_trials: int = 200, seed: int = 0,
+                     chunk: int = 50) -> list[dict]:
+    """Measure how saturated softmax is, unscaled vs scaled, for several d_k.
+
+    For each ``d_k``, draw ``n_trials`` independent (query, T keys) samples with
+    i.i.d. N(0, 1) components (in chunks of ``chunk`` trials, float32 draws) and
+    summarise the largest weight, the entropy and ``||J||_F`` — once for the raw
+    scores and once divided by ``sqrt(d_k)`` (same samples).
+
+    Returns
+    -------
+    list of dict
+        One dict per d_k with keys ``d_k``, ``std_theory`` (sqrt(d_k)), ``std_raw``
+        (measured std of the raw scores), and for ``tag`` in ``("raw", "scaled")``:
+        ``max_weight_<tag>``, ``entropy_<tag>``, ``jac_norm_<tag>`` (means over trials),
+        ``jac_norm_median_<tag>`` and ``frac_saturated_<tag>`` (fraction with largest
+        weight > 0.99); all floats.
+    """
+    T = check_positive_int("T", T)
+    n_trials = check_positive_int("n_trials", n_trials)
+    chunk = check_positive_int("chunk", chunk)
+    rng = np.random.default_rng(check_seed(seed))
+    rows = []
+    for d_k in d_ks:
+        d_k = check_d_k(d_k)
+        parts = []
+        for start in range(0, n_trials, chunk):
+            n = min(chunk, n_trials - start)
+            q = rng.standard_normal((n, d_k), dtype=np.float32)
+            K = rng.standard_normal((n, T, d_k), dtype=np.float32)
+            parts.append(np.einsum("ntd,nd->nt", K, q).astype(float))
+            del q, K
+        raw = np.concatenate(parts)  # (n_trials, T)
+        row = {"d_k": d_k, "std_theory": math.sqrt(d_k), "std_raw": float(raw.std())}
+        for tag, s in (("raw", raw), ("scaled", raw / math.sqrt(d_k))):
+            a = softmax(s)
+            jn = jacobian_norm(a)
+            row[f"max_weight_{tag}"] = float(a.max(axis=-1).mean())
+            row[f"entropy_{tag}"] = float(entropy(a).mean())
+            row[f"jac_norm_{tag}"] = float(jn.mean())
+            row[f"jac_norm_median_{tag}"] = float(np.median(jn))
+            row[f"frac_saturated_{tag}"] = float(np.mean(a.max(axis=-1) > SATURATED))
+        rows.append(row)
+    return rows
+
+
+@dataclass(frozen=True)
+class TrainingRun:
+    """Result of :func:`train_query` (``...`` is the batch shape; empty for one problem).
+
+    Attributes
+    ----------
+    losses : numpy.ndarray, shape (..., steps + 1)
+    grad_norms : numpy.ndarray, shape (..., steps)
+        ``||dL/dq||`` at each step.
+    target_weight : numpy.ndarray, shape (..., steps + 1)
+    query : numpy.ndarray, shape (..., d_k)
+        The final query.
+    """
+
+    losses: np.ndarray
+    grad_norms: np.ndarray
+    target_weight: np.ndarray
+    query: np.ndarray
+
+
+def _check_problem(q, K, V, target):
+    q = as_real_array("q", q, min_ndim=1, expected="(..., d_k)")
+    K = as_real_array("K", K, min_ndim=2, expected="(..., T, d_k)")
+    V = as_real_array("V", V, min_ndim=2, expected="(..., T, d_v) or (T, d_v)")
+    batch = K.shape[:-2]
+    if q.shape != batch + K.shape[-1:] or V.shape[-2] != K.shape[-2] or V.shape[:-2] not in ((), batch):
+        raise ValueError(f"shapes do not fit: q {q.shape} (..., d_k), K {K.shape} (..., T, d_k), "
+                         f"V {V.shape} (..., T, d_v) or (T, d_v).")
+    t = np.asarray(target)
+    if not np.issubdtype(t.dtype, np.integer) or t.shape not in ((), batch):
+        raise ValueError(f"target must be an integer (or integer array of shape {batch}); got {target!r}.")
+    if np.any((t < 0) | (t >= K.shape[-2])):
+        raise ValueError(f"target must index a key (0 ... {K.shape[-2] - 1}); got {target!r}.")
+    return q, K, V, np.broadcast_to(t, batch), batch
+
+
+def query_loss_and_grad(q, K, V, target, scaled: bool):
+    """Loss ``0.5 * ||softmax(c K q) V - V[target]||^2`` and its gradient in q.
+
+    ``c = 1/sqrt(d_k)`` if ``scaled`` else 1. With ``a = softmax(s)``, ``s = c K q``,
+    ``g = a V - V[target]``: ``dL/da = V g``, ``dL/ds = J (V g) = a * (V g - a . V g)``,
+    ``dL/dq = c K^T dL/ds``. Leading batch dimensions run many problems at once.
+
+    Returns
+    -------
+    loss : float (one problem) or numpy.ndarray, shape (...)
+    grad : numpy.ndarray, shape (..., d_k)
+    weights : numpy.ndarray, shape (..., T)
+    """
+    q, K, V, t, batch = _check_problem(q, K, V, target)
+    c = 1.0 / math.sqrt(K.shape[-1]) if scaled else 1.0
+    a = softmax(c * np.einsum("...td,...d->...t", K, q))
+    Vb = np.broadcast_to(V, batch + V.shape[-2:])
+    v_t = np.take_along_axis(Vb, t[..., None, None], axis=-2)[..., 0, :]
+    g = np.einsum("...t,...tv->...v", a, Vb) - v_t
+    loss = 0.5 * np.sum(g * g, axis=-1)
+    u = np.einsum("...tv,...v->...t", Vb, g)
+    ds = a * (u - np.sum(a * u, axis=-1, keepdims=True))  # J u  (J is symmetric)
+    grad = c * np.einsum("...td,...t->...d", K, ds)
+    return (float(loss) if not batch else loss), grad, a
+
+
+def train_query(K, V, target, scaled: bool, *, lr: float = 0.5, steps: int = 200, q0=None) -> TrainingRun:
+    """Learn a query that retrieves ``V[target]`` by plain gradient descent (batched over ``...``).
+
+    Parameters
+    ----------
+    K : array_like, shape (..., T, d_k)
+    V : array_like, shape (..., T, d_v) or (T, d_v)
+    target : int or array_like of int, shape (...)
+    scaled : bool
+        Divide the scores by ``sqrt(d_k)``.
+    lr, steps
+        Step size on q and number of steps.
+    q0 : array_like, shape (..., d_k), optional
+        Starting query (default zeros: uniform attention).
+    """
+    K = as_real_array("K", K, min_ndim=2, expected="(..., T, d_k)")
+    steps = check_positive_int("steps", steps)
+    shape = K.shape[:-2] + K.shape[-1:]
+    q = np.zeros(shape) if q0 is None else as_real_array("q0", q0, min_ndim=1, expected="(..., d_k)").astype(float)
+    t = np.broadcast_to(np.asarray(target), K.shape[:-2])
+    losses, norms, tw = [], [], []
+    for _ in range(steps):
+        loss, grad, a = query_loss_and_grad(q, K, V, target, scaled)
+        losses.append(loss)
+        tw.append(np.take_along_axis(a, t[..., None], axis=-1)[..., 0])
+        norms.append(np.linalg.norm(grad, axis=-1))
+        q = q - lr * grad
+    loss, _, a = query_loss_and_grad(q, K, V, target, scaled)
+    losses.append(loss)
+    tw.append(np.take_along_axis(a, t[..., None], axis=-1)[..., 0])
+    return TrainingRun(*(np.moveaxis(np.array(x, dtype=float), 0, -1) for x in (losses, norms, tw)), q)
+
+
+def learning_trials(d_k: int, n_trials: int = 20, T: int = DEFAULT_T, *, lr: float = 1.0, steps: int = 200,
+                    seed: int = 0) -> dict:
+    """Train the query unscaled and scaled on ``n_trials`` random problems (one batch).
+
+    Each trial draws keys ``K`` (T, d_k) and a start ``q0`` (d_k,) with i.i.d. N(0, 1)
+    components and a random target; values are one-hot (``V = I_T``), so the loss is
+    ``0.5 * ||a - e_target||^2``. Both runs start from the same ``q0``.
+
+    Returns
+    -------
+    dict
+        ``final_<tag>`` (n_trials,) final losses; ``grad0_<tag>``, ``gradlast_<tag>``
+        (n_trials,) ``||dL/dq||`` at the first and last step; ``curves_<tag>``
+        (n_trials, steps + 1) loss curves; ``tag`` in ``("raw", "scaled")``.
+    """
+    d_k = check_d_k(d_k)
+    n_trials = check_positive_int("n_trials", n_trials)
+    T = check_positive_int("T", T)
+    rng = np.random.default_rng(check_seed(seed))
+    Ks, q0s, targets = [], [], []
+    for _ in range(n_trials):
+        Ks.append(rng.standard_normal((T, d_k)))
+        q0s.append(rng.standard_normal(d_k))
+        targets.append(int(rng.integers(T)))
+    K, q0, target = np.stack(Ks), np.stack(q0s), np.array(targets)
+    del Ks, q0s
+    out = {}
+    for tag, scaled in (("raw", False), ("scaled", True)):
+        run = train_query(K, np.eye(T), target, scaled, lr=lr, steps=steps, q0=q0)
+        out[f"final_{tag}"] = run.losses[:, -1]
+        out[f"grad0_{tag}"] = run.grad_norms[:, 0]
+        out[f"gradlast_{tag}"] = run.grad_norms[:, -1]
+        out[f"curves_{tag}"] = run.losses
+    return out

@@ -1,0 +1,113 @@
+"""The 2.5 explorer widget and static figure (helpers.saturation_widget): they only draw."""
+
+import itertools
+import warnings
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+
+from helpers.plotting import MIN_FONT_PT, displayed_text_sizes  # noqa: E402
+from helpers.saturation_view import D_K_OPTIONS, INV_TEMP_RANGE, bank_summary, saturation_state, score_bank  # noqa: E402
+from helpers.saturation_widget import (PRESETS, SaturationFigure, readout_html, saturation_explorer,  # noqa: E402
+                                       small_multiples)
+
+JPEG_MAGIC = b"\xff\xd8"
+
+
+@pytest.fixture(scope="module")
+def bank():
+    return score_bank(16, 40)
+
+
+def test_figure_renders_and_changes_with_the_view(bank):
+    fig = SaturationFigure(T=16)
+    s = bank_summary(bank, D_K_OPTIONS, 1.0)
+    a = fig.render(saturation_state(16, 1.0, True, 0), s)
+    b = fig.render(saturation_state(1024, 1.0, False, 0), s)
+    assert a.startswith(JPEG_MAGIC) and b.startswith(JPEG_MAGIC) and a != b
+    with pytest.raises(ValueError):
+        fig.render(saturation_state(16, 1.0, True, 0, T=8), s)
+
+
+def test_figure_text_is_legible_and_narrow():
+    fig = SaturationFigure(T=16).fig
+    assert fig.get_figwidth() <= 9
+    assert min(size for _, size in displayed_text_sizes(fig)) >= MIN_FONT_PT
+    for ax in fig.axes:
+        assert ax.get_ylabel()
+
+
+def test_all_slider_positions_render_without_warnings(bank):
+    fig = SaturationFigure()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with np.errstate(all="raise", under="ignore"):
+            for inv_temp in INV_TEMP_RANGE:
+                s = bank_summary(bank, D_K_OPTIONS, inv_temp)
+                for d_k, divide in itertools.product(D_K_OPTIONS, (False, True)):
+                    v = saturation_state(d_k, inv_temp, divide, 0)
+                    assert fig.render(v, s).startswith(JPEG_MAGIC)
+                    html = readout_html(v, s, 40)
+                    assert "nan" not in html.lower() and "inf" not in html.lower()
+    assert fig.n_full_draws <= 10  # one background per score-axis limit (1, 2, 5, 10, ...), not per move
+
+
+def test_widget_controls_update_the_image_and_readout():
+    ex = saturation_explorer(d_k=16, divide=True, seed=0)
+    before = bytes(ex.image.value)
+    assert before.startswith(JPEG_MAGIC)
+    ex.d_k_slider.value = 1024
+    assert ex.view.d_k == 1024 and bytes(ex.image.value) != before
+    after = bytes(ex.image.value)
+    ex.divide_checkbox.value = False
+    assert ex.view.divide is False and bytes(ex.image.value) != after
+    after = bytes(ex.image.value)
+    ex.inv_temp_slider.value = 5.0
+    assert ex.view.inv_temp == pytest.approx(5.0) and bytes(ex.image.value) != after
+    assert ex.summary.inv_temp == pytest.approx(5.0)
+    ex.seed_input.value = 7
+    assert ex.view.seed == 7
+    assert "最大权重" in ex.readout.value and "中位数" in ex.readout.value
+    assert "1/τ" in ex.inv_temp_slider.description
+    assert list(ex.d_k_slider.options) == list(D_K_OPTIONS)
+
+
+def test_presets_and_reset():
+    ex = saturation_explorer(d_k=64, inv_temp=1.0, divide=False, seed=3)
+    for button, (name, (d_k, inv_temp, divide)) in zip(ex.preset_buttons, PRESETS.items()):
+        button.click()
+        assert (ex.view.d_k, ex.view.inv_temp, ex.view.divide) == (d_k, pytest.approx(inv_temp), divide), name
+        assert ex.view.seed == 3
+    ex.seed_input.value = 9
+    ex.reset_button.click()
+    assert (ex.view.d_k, ex.view.inv_temp, ex.view.divide, ex.view.seed) == (64, 1.0, False, 3)
+
+
+def test_widget_rejects_values_off_the_sliders():
+    with pytest.raises(ValueError):
+        saturation_explorer(d_k=100)
+    with pytest.raises(ValueError):
+        saturation_explorer(inv_temp=50.0)
+
+
+def test_small_multiples_draw():
+    import matplotlib.pyplot as plt
+
+    fig = small_multiples((16, 1024), T=8)
+    assert len(fig.axes) == 4 and fig.get_figwidth() <= 9
+    assert min(size for _, size in displayed_text_sizes(fig)) >= MIN_FONT_PT
+    plt.close(fig)
+
+
+def test_benchmark_naive_baseline_draws_and_closes():
+    import matplotlib.pyplot as plt
+
+    from benchmarks.explorer import naive_figure_png
+
+    n_before = len(plt.get_fignums())
+    png = naive_figure_png(saturation_state(64, 1.0, False, 0), bank_summary(score_bank(16, 5), D_K_OPTIONS, 1.0))
+    assert png.startswith(b"\x89PNG") and len(plt.get_fignums()) == n_before
