@@ -22,13 +22,18 @@ def wrong_interleave(Y, n_heads):       # head i takes every h-th column
 
 def test_split_check(capsys):
     assert check_split_heads(good_split)
-    assert "all 4 hidden cases pass" in capsys.readouterr().out
+    assert "全部 4 个隐藏用例通过" in capsys.readouterr().out
+    assert check_split_heads(lambda Y, h: np.asarray(Y).reshape(Y.shape[0], h, -1).transpose(1, 0, 2))
+    assert check_split_heads(lambda Y, h: [Y[:, i * (Y.shape[1] // h):(i + 1) * (Y.shape[1] // h)] for i in range(h)])
+    capsys.readouterr()
     assert not check_split_heads(wrong_reshape)
     out = capsys.readouterr().out
-    assert "THEN move the head axis" in out
+    assert "然后（THEN）" in out
     assert not check_split_heads(wrong_interleave)
     assert not check_split_heads(lambda Y, h: Y)
-    assert "shape" in capsys.readouterr().out
+    assert "形状（shape）" in capsys.readouterr().out
+    assert not check_split_heads(lambda Y, h: Y.reshape(Y.shape[0], h, -1))  # head axis not moved to the front
+    assert not check_split_heads(lambda Y, h: Y.reshape(Y.shape[0], h, -1).transpose(1, 2, 0))
 
 
 def _softmax(S):
@@ -48,9 +53,16 @@ def good_mha(X, W_Q, W_K, W_V, W_O, n_heads, full_width_scale=False):
 
 def test_multi_head_check(capsys):
     assert check_multi_head(good_mha)
-    assert "all 3 hidden cases pass" in capsys.readouterr().out
+    assert "全部 3 个隐藏用例通过" in capsys.readouterr().out
     assert not check_multi_head(lambda *a: good_mha(*a, full_width_scale=True))
     assert "sqrt(d_head)" in capsys.readouterr().out
+    assert not check_multi_head(lambda *a: 1.04 * good_mha(*a))
+    assert not check_multi_head(lambda X, W_Q, W_K, W_V, W_O, n: good_mha(X, W_Q, W_K, W_V, np.eye(W_O.shape[0]), n))
+
+    def no_scale(X, W_Q, W_K, W_V, W_O, n_heads):
+        return good_mha(X, W_Q * np.sqrt(W_Q.shape[1] // n_heads), W_K, W_V, W_O, n_heads)
+
+    assert not check_multi_head(no_scale)
 
     def heads_reversed(X, W_Q, W_K, W_V, W_O, n_heads):
         dk, dv = W_Q.shape[1] // n_heads, W_V.shape[1] // n_heads
@@ -59,7 +71,7 @@ def test_multi_head_check(capsys):
         return np.concatenate(out, axis=1) @ W_O
 
     assert not check_multi_head(heads_reversed)
-    assert "case 2/3" in capsys.readouterr().out
+    assert "第 2/3 个用例" in capsys.readouterr().out
 
 
 def test_checks_never_print_expected_values(capsys):

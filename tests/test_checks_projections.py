@@ -35,7 +35,7 @@ CORRECT = [
 def test_correct_answers_pass(check, fn, capsys):
     result, out = _run(check, fn, capsys)
     assert result and result.n_passed == result.n_cases >= 3
-    assert out.startswith("\u2705") and "all" in out
+    assert out.startswith("\u2705") and "隐藏用例通过" in out
 
 
 # ---- typical mistakes fail, with the case and a hint -------------------------
@@ -43,12 +43,17 @@ def test_correct_answers_pass(check, fn, capsys):
 MISTAKES = [
     (check_project, lambda X, Wq, Wk, Wv: (X @ Wq, X @ Wq, X @ Wv), "W_K"),  # reused W_Q for K
     (check_project, lambda X, Wq, Wk, Wv: (X @ Wq, X @ Wk, X @ Wk), "d_v"),  # V from W_K
-    (check_project, lambda X, Wq, Wk, Wv: (X @ Wq, X @ Wk), "tuple"),
+    (check_project, lambda X, Wq, Wk, Wv: (X @ Wq, X @ Wk), "元组"),
+    (check_project, lambda X, Wq, Wk, Wv: (X @ Wk, X @ Wq, X @ Wv), "W_Q"),  # Q and K swapped
+    (check_project, lambda X, Wq, Wk, Wv: (X @ Wq, X @ Wk, X @ Wv * 1.04), ""),
     (check_cross_project, lambda Xq, Xkv, Wq, Wk, Wv: (Xq @ Wq, Xq @ Wk, Xq @ Wv), "X_kv"),
     (check_cross_project, lambda Xq, Xkv, Wq, Wk, Wv: (Xkv @ Wq, Xq @ Wk, Xq @ Wv), "X_q"),
     (check_scores, lambda Q, K: K @ Q.T, "transpose"),  # square case catches it
-    (check_scores, lambda Q, K: Q @ K, "Hint"),  # raises inside: shapes don't multiply
-    (check_scores, lambda Q, K: (Q @ K.T).sum(axis=1), "shape"),
+    (check_scores, lambda Q, K: (Q @ K.T).T, "transpose"),
+    (check_scores, lambda Q, K: Q @ K, "提示（hint）"),  # raises inside: shapes don't multiply
+    (check_scores, lambda Q, K: (Q @ K.T).sum(axis=1), "形状"),
+    (check_scores, lambda Q, K: Q @ K.T / np.sqrt(Q.shape[1]), "未缩放"),  # scaled too early
+    (check_scores, lambda Q, K: 1.04 * Q @ K.T, ""),
     (check_additive_scores, lambda Q, K, Wq, Wk, w: np.tanh(Q @ Wq @ w[:, None] + (K @ Wk @ w)[None, :]), "tanh"),
     (check_additive_scores,
      lambda Q, K, Wq, Wk, w: np.array([[w @ np.tanh(q @ Wq + k @ Wk) for q in Q] for k in K]), "pairs q_i with k_j"),
@@ -59,7 +64,7 @@ MISTAKES = [
 def test_mistakes_fail_with_a_hint(check, fn, hint_word, capsys):
     result, out = _run(check, fn, capsys)
     assert not result
-    assert out.startswith("\u274c") and "case" in out
+    assert out.startswith("\u274c") and "个用例" in out
     assert hint_word in out
 
 
@@ -70,13 +75,12 @@ def test_stub_reports_not_done_yet(check, capsys):
 
     result, out = _run(check, stub, capsys)
     assert not result and result.n_passed == 0
-    assert "not done yet" in out
+    assert out.startswith("\u23f3") and "尚未完成" in out
 
 
 def test_messages_never_show_expected_numbers(capsys):
-    # A wrong answer of the right shape: the message may give the largest error, never the reference values.
+    # A wrong answer of the right shape: the message gives how many entries are off, never a value.
     result, out = _run(check_scores, lambda Q, K: np.zeros((Q.shape[0], K.shape[0])), capsys)
     assert not result
-    numbers = re.findall(r"-?\d+\.\d+", out)
-    assert len(numbers) <= 1  # only "largest error x.xx"
+    assert re.findall(r"-?\d+\.\d+", out) == []
     assert "[[" not in out and "array(" not in out

@@ -16,7 +16,9 @@ def test_permutation_matrix_check(capsys):
     assert not check_permutation_matrix(lambda perm: right(perm).T)  # the inverse permutation
     assert not check_permutation_matrix(lambda perm: np.eye(len(perm)))
     out = capsys.readouterr().out
-    assert "all 5 hidden cases pass" in out and "inverse" in out
+    assert "全部 6 个隐藏用例通过" in out and "逆置换（inverse）" in out
+    assert check_permutation_matrix(lambda perm: np.eye(len(perm))[perm])
+    assert not check_permutation_matrix(lambda perm: np.eye(len(perm))[::-1][perm])
 
 
 def test_score_matrix_bytes_check(capsys):
@@ -27,7 +29,9 @@ def test_score_matrix_bytes_check(capsys):
     assert not check_score_matrix_bytes(lambda T, itemsize, batch=1, heads=1: T * itemsize)  # linear, not T^2
     assert not check_score_matrix_bytes(lambda T, itemsize, batch=1, heads=1: T * T * itemsize)  # forgets heads
     assert not check_score_matrix_bytes(lambda T, itemsize, batch=1, heads=1: T * T * itemsize * 8)  # bits
-    assert "all 4 hidden cases pass" in capsys.readouterr().out
+    assert not check_score_matrix_bytes(lambda T, itemsize, batch=1, heads=1: heads * T * T * itemsize)  # forgets batch
+    assert check_score_matrix_bytes(lambda T, itemsize, batch=1, heads=1: int(batch * heads * T**2 * itemsize))
+    assert "全部 5 个隐藏用例通过" in capsys.readouterr().out
 
 
 def test_dependency_pattern_check(capsys):
@@ -39,4 +43,9 @@ def test_dependency_pattern_check(capsys):
     assert not check_dependency_pattern(lambda T, causal: np.triu(np.ones((T, T), dtype=bool)) if causal else np.ones((T, T), dtype=bool))
     assert not check_dependency_pattern(lambda T, causal: np.eye(T, dtype=bool))
     assert not check_dependency_pattern(lambda T, causal: np.tril(np.ones((T, T)), k=-1) + np.eye(T) * (not causal))
-    assert "all 5 hidden cases pass" in capsys.readouterr().out
+    assert not check_dependency_pattern(lambda T, causal: np.tril(np.ones((T, T), dtype=bool), k=-1) if causal
+                                        else np.ones((T, T), dtype=bool))   # off by one: not itself
+    assert not check_dependency_pattern(lambda T, causal: np.tril(np.ones((T, T), dtype=bool), k=1) if causal
+                                        else np.ones((T, T), dtype=bool))   # off by one: one future token
+    assert check_dependency_pattern(lambda T, causal: [[j <= i or not causal for j in range(T)] for i in range(T)])
+    assert "全部 5 个隐藏用例通过" in capsys.readouterr().out

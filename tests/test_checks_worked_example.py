@@ -30,7 +30,7 @@ def test_row_three_is_uniform():
 def test_the_books_rounded_row_fails(capsys):
     assert not check_worked_example_row(lambda: ([0.448, 0.109, 0.222, 0.222], [1.337, 1.224]), row=2)
     out = capsys.readouterr().out
-    assert "Keep full precision" in out
+    assert "保持全精度" in out
     assert "0.4485" not in out  # never prints the answer
 
 
@@ -55,16 +55,26 @@ def test_stub_and_bad_returns_do_not_raise(capsys):
         raise NotImplementedError
 
     assert not check_worked_example_row(stub)
-    assert "not done yet" in capsys.readouterr().out
+    assert "尚未完成" in capsys.readouterr().out
     assert not check_worked_example_row(lambda: [0.1, 0.2, 0.3])
-    assert "return a pair" in capsys.readouterr().out
+    assert "return a pair" in capsys.readouterr().out  # the Chinese message keeps the English term
     assert not check_worked_example_row(lambda: ([0.25] * 3, [1.0, 1.5]))
-    assert "shape (3,)" in capsys.readouterr().out
+    assert "形状（shape）是 (3,)" in capsys.readouterr().out
     assert not check_worked_example_row(([0.25] * 4, [1.0, 1.5]))
-    assert "expected a function" in capsys.readouterr().out
+    assert "需要传入一个函数" in capsys.readouterr().out
 
 
 @pytest.mark.parametrize("row", [0, 5, 2.0, True, "2"])
 def test_invalid_row(row):
     with pytest.raises(ValueError, match="row must be 1, 2, 3 or 4"):
         check_worked_example_row(_row2, row=row)
+
+
+def test_classic_slips_fail(capsys):
+    a, out = _row2()
+    E = [math.exp(s) for s in (2, 0, 1, 1)]            # forgot the 1/sqrt(2) scale
+    a_unscaled = [x / sum(E) for x in E]
+    assert not check_worked_example_row(lambda: (a_unscaled, out), row=2)
+    assert not check_worked_example_row(lambda: ([1.04 * x for x in a], out), row=2)
+    assert not check_worked_example_row(lambda: (a, [1.04 * x for x in out]), row=2)
+    assert not check_worked_example_row(lambda: ([0.25] * 4, [1.0, 1.5]), row=2)   # row 3's answer
