@@ -17,6 +17,7 @@ from .masking import *  # noqa: F401,F403
 from .position_bias import *  # noqa: F401,F403
 from .masked_softmax import *  # noqa: F401,F403
 from .padding import *  # noqa: F401,F403
+from .score_scale import *  # noqa: F401,F403
 from .score_shift import *  # noqa: F401,F403
 from .projections import *  # noqa: F401,F403
 from .properties import *  # noqa: F401,F403
@@ -29,8 +30,8 @@ from .whole_formula import *  # noqa: F401,F403
 from .worked_example import *  # noqa: F401,F403
 
 from . import (block_norms, capstone, causal_bug_hunt, causal_example, core, decode, heads, lookup, masked_softmax, masking, padding, position_bias, projections, properties, real_model_checks,  # noqa: E402
-               reparam, saturation, score_shift, softmax_checks, temperature, whole_formula, worked_example)
+               reparam, saturation, score_scale, score_shift, softmax_checks, temperature, whole_formula, worked_example)
 
 __all__ = sorted({name for mod in (block_norms, core, capstone, causal_bug_hunt, causal_example, position_bias, decode, heads, lookup, masked_softmax, masking, padding, projections, properties,
-                                   real_model_checks, reparam, saturation, score_shift, softmax_checks, temperature, whole_formula, worked_example)
+                                   real_model_checks, reparam, saturation, score_scale, score_shift, softmax_checks, temperature, whole_formula, worked_example)
                   for name in mod.__all__})

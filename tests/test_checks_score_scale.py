@@ -1,0 +1,45 @@
+"""check_score_scale (2.5 transfer): accepts correct variants, rejects the classic wrong answers."""
+
+import math
+
+import numpy as np
+import pytest
+
+from helpers.checks import check_score_scale
+
+
+@pytest.mark.parametrize("fn", [
+    lambda d, vq, vk: 1 / math.sqrt(d * vq * vk),
+    lambda d, vq, vk: (d * vq * vk) ** -0.5,
+    lambda d, vq, vk: 1 / (math.sqrt(d) * math.sqrt(vq) * math.sqrt(vk)),
+    lambda d, vq, vk: float(1 / np.sqrt(np.float32(d) * vq * vk)),
+])
+def test_accepts_correct_variants(fn):
+    assert check_score_scale(fn)
+
+
+@pytest.mark.parametrize("fn", [
+    lambda d, vq, vk: 1 / d,                                   # divide by d_k, not sqrt(d_k)
+    lambda d, vq, vk: 1 / math.sqrt(d),                        # ignores the variances
+    lambda d, vq, vk: 1 / math.sqrt(d * (vq + vk)),            # sum instead of product
+    lambda d, vq, vk: 1 / math.sqrt(d * (vq + vk) / 2),        # mean of the variances
+    lambda d, vq, vk: 1 / (math.sqrt(d) * vq * vk),            # no square root on the variances
+    lambda d, vq, vk: 1 / (d * vq * vk),                       # the variance, not the std
+    lambda d, vq, vk: math.sqrt(d * vq * vk),                  # the std itself, not its inverse
+    lambda d, vq, vk: 1.04 / math.sqrt(d * vq * vk),           # a constant-factor error
+    lambda d, vq, vk: None,                                    # forgot return
+])
+def test_rejects_classic_wrong_answers(fn):
+    assert not check_score_scale(fn)
+
+
+def test_messages_are_chinese_and_never_show_the_answer(capsys):
+    check_score_scale(lambda d, vq, vk: 1 / d)
+    out = capsys.readouterr().out
+    assert any("\u4e00" <= ch <= "\u9fff" for ch in out)
+    assert "sqrt(d_k * var_q * var_k)" not in out and "1/√" not in out
+
+    def stub(*args):
+        raise NotImplementedError
+
+    assert not check_score_scale(stub)
