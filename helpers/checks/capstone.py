@@ -408,8 +408,7 @@ def check_attention_test(my_test) -> CheckResult:
     if missed:
         msg = (f"{FAIL} {name}：你的测试接受了正确的实现，但还不够好：{len(_BROKEN)} 个有毛病的实现里有 "
                f"{len(missed)} 个被放过了：\n" + "\n".join(f"   - {m}" for m in missed)
-               + "\n   提示：因果性——改动后面的词，前面各行必须不变；排列——因果注意力不知道位置，"
-                 "打乱最后一个词之前的那些词，最后一行的输出不变。")
+               + "\n   提示：每个被放过的实现，违反了正确的因果自注意力的哪一条性质？你的测试检验了那条性质吗？")
         print(msg)
         return CheckResult(name, False, n, n - len(missed), msg)
     msg = f"{PASS} {name}：你的测试接受了正确的实现，并抓住了全部 {len(_BROKEN)} 个有毛病的实现。"
