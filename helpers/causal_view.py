@@ -128,7 +128,7 @@ class CausalViewPlot:
                                 color="0.88", zorder=0)
         self.ax_bar.add_patch(self.future)
         self.future_text = self.ax_bar.text(0, 0.9, "future: masked", transform=self.ax_bar.get_xaxis_transform(),
-                                            ha="center", va="center", fontsize=9, color="0.35")
+                                            ha="center", va="center", fontsize=10, color="0.35")
         self.bars = self.ax_bar.bar(np.arange(T), np.zeros(T), color="tab:orange", zorder=2)
         self.ax_bar.set_xticks(np.arange(T), self.labels, rotation=45 if max(map(len, self.labels)) > 3 else 0,
                                ha="right" if max(map(len, self.labels)) > 3 else "center")

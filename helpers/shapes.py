@@ -108,7 +108,7 @@ def draw_shape_flow(steps, *, ax=None, title: str = "shape flow of softmax(Q K^T
     steps : list of ShapeStep
         Exactly the eleven steps :func:`shape_flow` returns (the layout is fixed).
     ax : matplotlib Axes, optional
-        Drawn into a new (9.5, 3.6) figure if omitted.
+        Drawn into a new (9.0, 4.2) figure if omitted.
 
     Returns
     -------
@@ -120,12 +120,12 @@ def draw_shape_flow(steps, *, ax=None, title: str = "shape flow of softmax(Q K^T
     if len(steps) != len(_LAYOUT) or not all(isinstance(s, ShapeStep) for s in steps):
         raise ValueError(f"steps must be the {len(_LAYOUT)} ShapeStep items returned by shape_flow(); got {len(steps)} item(s).")
     if ax is None:
-        _, ax = plt.subplots(figsize=(9.5, 3.6))
+        _, ax = plt.subplots(figsize=(9.0, 4.2))
     labels = []
     for step, (x, y) in zip(steps, _LAYOUT):
         shape = "(" + ", ".join(map(str, step.shape)) + ")"
         labels.append(ax.text(
-            x, y, f"{step.name}\n{shape}\n{step.symbolic}", ha="center", va="center", fontsize=7.5,
+            x, y, f"{step.name}\n{shape}\n{step.symbolic}", ha="center", va="center", fontsize=10,
             bbox=dict(boxstyle="round,pad=0.35", fc=_COLORS.get(step.kind, "white"), ec="gray"),
         ))
     for a, b in _EDGES:
@@ -137,7 +137,7 @@ def draw_shape_flow(steps, *, ax=None, title: str = "shape flow of softmax(Q K^T
     ax.axis("off")
     ax.set_title(title, fontsize=10)
     handles = [plt.Rectangle((0, 0), 1, 1, fc=c, ec="gray") for c in _COLORS.values()]
-    ax.legend(handles, list(_COLORS), loc="lower right", fontsize=7, frameon=False)
+    ax.legend(handles, list(_COLORS), loc="lower right", fontsize=10, frameon=False)
     return labels
 
 
