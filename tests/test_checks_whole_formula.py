@@ -42,3 +42,57 @@ def test_parameter_count_check():
     assert check_qkv_parameter_count(lambda d_model, d_k, d_v: d_model * (2 * d_k + d_v))
     assert not check_qkv_parameter_count(lambda d_model, d_k, d_v: 3 * d_model * d_k)  # ignores d_v
     assert not check_qkv_parameter_count(lambda d_model, d_k, d_v: d_model * d_k + d_k * d_v)
+
+
+# ---- more wrong answers, and correct variants ------------------------------------------------
+
+import pytest  # noqa: E402
+
+
+def _sm(S, axis=-1):
+    E = np.exp(S - S.max(axis=axis, keepdims=True))
+    return E / E.sum(axis=axis, keepdims=True)
+
+
+def _attn(X, W_Q, W_K, W_V, scale=None, transpose=False):
+    Q, K, V = X @ W_Q, X @ W_K, X @ W_V
+    S = (K @ Q.T if transpose else Q @ K.T) / (np.sqrt(K.shape[1]) if scale is None else scale)
+    return _sm(S) @ V
+
+
+def _global_max(X, W_Q, W_K, W_V):
+    Q, K, V = X @ W_Q, X @ W_K, X @ W_V
+    S = Q @ K.T / np.sqrt(K.shape[1])
+    E = np.exp(S - S.max())
+    return E / E.sum(axis=1, keepdims=True) @ V
+
+
+FIVE_OK = [_five_steps, _attn,
+           lambda X, W_Q, W_K, W_V: _attn(X.astype(np.float64), W_Q, W_K, W_V).tolist()]
+FIVE_WRONG = {
+    "/ d_k": lambda X, W_Q, W_K, W_V: _attn(X, W_Q, W_K, W_V, scale=W_Q.shape[1]),
+    "sqrt(d_model)": lambda X, W_Q, W_K, W_V: _attn(X, W_Q, W_K, W_V, scale=np.sqrt(X.shape[1])),
+    "sqrt(T)": lambda X, W_Q, W_K, W_V: _attn(X, W_Q, W_K, W_V, scale=np.sqrt(X.shape[0])),
+    "K @ Q.T": lambda X, W_Q, W_K, W_V: _attn(X, W_Q, W_K, W_V, transpose=True),
+    "global max": _global_max,
+    "1.04 x": lambda X, W_Q, W_K, W_V: 1.04 * _attn(X, W_Q, W_K, W_V),
+    "weights instead of output": lambda X, W_Q, W_K, W_V: _sm((X @ W_Q) @ (X @ W_K).T / np.sqrt(W_K.shape[1])),
+}
+
+
+@pytest.mark.parametrize("fn", FIVE_OK)
+def test_five_steps_correct_variants_pass(fn, capsys):
+    assert check_five_steps(fn)
+
+
+@pytest.mark.parametrize("name", FIVE_WRONG)
+def test_five_steps_rejects(name, capsys):
+    res = check_five_steps(FIVE_WRONG[name])
+    out = capsys.readouterr().out
+    assert not res and out.startswith("\u274c") and "提示（hint）" in out, name
+
+
+def test_parameter_count_rejects_bias_and_constant_factors():
+    assert not check_qkv_parameter_count(lambda d_model, d_k, d_v: d_model * (2 * d_k + d_v) + 2 * d_k + d_v)
+    assert not check_qkv_parameter_count(lambda d_model, d_k, d_v: round(1.04 * d_model * (2 * d_k + d_v)))
+    assert check_qkv_parameter_count(lambda d_model, d_k, d_v: float(d_model * d_k * 2 + d_model * d_v))
