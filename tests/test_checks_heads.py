@@ -53,7 +53,7 @@ def good_mha(X, W_Q, W_K, W_V, W_O, n_heads, full_width_scale=False):
 
 def test_multi_head_check(capsys):
     assert check_multi_head(good_mha)
-    assert "全部 3 个隐藏用例通过" in capsys.readouterr().out
+    assert "全部 4 个隐藏用例通过" in capsys.readouterr().out
     assert not check_multi_head(lambda *a: good_mha(*a, full_width_scale=True))
     assert "sqrt(d_head)" in capsys.readouterr().out
     assert not check_multi_head(lambda *a: 1.04 * good_mha(*a))
@@ -71,7 +71,7 @@ def test_multi_head_check(capsys):
         return np.concatenate(out, axis=1) @ W_O
 
     assert not check_multi_head(heads_reversed)
-    assert "第 2/3 个用例" in capsys.readouterr().out
+    assert "第 2/4 个用例" in capsys.readouterr().out
 
 
 def test_checks_never_print_expected_values(capsys):
@@ -81,3 +81,28 @@ def test_checks_never_print_expected_values(capsys):
     assert out.count("❌") == 2
     assert "[[" not in out and "array(" not in out
     assert "3.0" not in out and "7.0" not in out        # entries of the arange case's expected split
+
+
+def _mha_with(softmax_fn, X, W_Q, W_K, W_V, W_O, n_heads, reshape_split=False):
+    T = X.shape[0]
+    dk, dv = W_Q.shape[1] // n_heads, W_V.shape[1] // n_heads
+    if reshape_split:  # reshape straight to (h, T, d): mixes tokens
+        Q, K, V = ((X @ W).reshape(n_heads, T, -1) for W in (W_Q, W_K, W_V))
+    else:
+        Q, K, V = ((X @ W).reshape(T, n_heads, -1).transpose(1, 0, 2) for W in (W_Q, W_K, W_V))
+    heads = softmax_fn(Q @ K.transpose(0, 2, 1) / np.sqrt(dk)) @ V
+    return heads.transpose(1, 0, 2).reshape(T, n_heads * dv) @ W_O
+
+
+def _global_max_softmax(S):
+    e = np.exp(S - S.max())
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+def test_multi_head_batched_variant_passes_and_classic_slips_fail(capsys):
+    assert check_multi_head(lambda *a: _mha_with(_softmax, *a))
+    assert not check_multi_head(lambda *a: _mha_with(_softmax, *a, reshape_split=True))
+    assert not check_multi_head(lambda *a: _mha_with(lambda S: _softmax(S.swapaxes(-1, -2)).swapaxes(-1, -2), *a))
+    assert not check_multi_head(lambda *a: _mha_with(_global_max_softmax, *a))
+    out = capsys.readouterr().out
+    assert "每一行自己的最大值" in out

@@ -43,6 +43,8 @@ def check_multi_head(fn) -> CheckResult:
     one = inputs(4, 6, 1, 6, 6, 6)
     two = inputs(5, 8, 2, 4, 4, 8)
     four = inputs(6, 8, 4, 2, 3, 5)
+    loud = inputs(5, 4, 2, 3, 2, 3)
+    loud = (loud[0] * np.array([[1.0], [60.0], [1.0], [-60.0], [2.0]]), loud[1] * 6.0, loud[2] * 6.0, *loud[3:])
     cases = [
         Case("一个头（本章的公式，再乘 W_O）", one,
              multi_head_self_attention(*one[:5], n_heads=1).output,
@@ -52,5 +54,7 @@ def check_multi_head(fn) -> CheckResult:
              "按顺序拼接各头的输出，再乘 W_O。"),
         Case("4 个头，d_k = 2，d_v = 3，d_out = 5", four, multi_head_self_attention(*four[:5], n_heads=4).output,
              "值（V）要按它自己的宽度切分（每头 d_v 列），它可以和查询、键的宽度不同。"),
+        Case("2 个头，分数很大、各行相差很远", loud, multi_head_self_attention(*loud[:5], n_heads=2).output,
+             "每个头的 softmax 都要减去每一行自己的最大值：减整个矩阵的最大值会让远低于它的行变成 0/0。"),
     ]
     return run_check("check_multi_head", fn, cases, atol=1e-8, rtol=1e-6)
