@@ -185,7 +185,7 @@ def _get(weights: Mapping, name: str, shape: tuple) -> np.ndarray:
 
 
 def encoder_forward(weights: Mapping[str, np.ndarray], input_ids, config: EncoderConfig = EncoderConfig(),
-                    token_type_ids=None, mask=None) -> EncoderOutput:
+                    token_type_ids=None, mask=None, after_layer=None) -> EncoderOutput:
     """Run one sequence through a BERT encoder; return every layer's hidden states and attention.
 
     Parameters
@@ -202,6 +202,9 @@ def encoder_forward(weights: Mapping[str, np.ndarray], input_ids, config: Encode
         Passed to :func:`helpers.scaled_dot_product_attention` in every layer (boolean,
         True = may attend). None (default) = bidirectional, as the model was trained.
         ``helpers.causal_mask(T)`` shows what the model could see with a decoder's mask.
+    after_layer : callable, optional
+        Called as ``after_layer(l)`` once layer ``l`` (0-based) is done; :mod:`helpers.real_model`
+        uses it to let the operating system drop the pages of memory-mapped weights it has read.
 
     Returns
     -------
@@ -249,6 +252,8 @@ def encoder_forward(weights: Mapping[str, np.ndarray], input_ids, config: Encode
         x = layer_norm(x + f, W("output.LayerNorm.weight", (d,)), W("output.LayerNorm.bias", (d,)), c.layer_norm_eps)
         hidden.append(x)
         attn.append(res.weights)
+        if after_layer is not None:
+            after_layer(layer)
     return EncoderOutput(np.stack(hidden), np.stack(attn))
 
 

@@ -18,8 +18,10 @@ replaced while a kernel holds it: restart the kernel before ``fetch --force``.)
 from __future__ import annotations
 
 import json
+import mmap
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import NamedTuple
 
@@ -56,9 +58,16 @@ def map_safetensors(path: str | os.PathLike) -> dict[str, np.ndarray]:
     Returns
     -------
     dict str -> numpy.ndarray
-        Read-only arrays in the file's dtype (``write`` raises ``ValueError``).
+        Read-only arrays in the file's dtype (writing to one raises ``ValueError``).
     """
-    raw = np.memmap(path, dtype=np.uint8, mode="r")
+    return _map(path)[0]
+
+
+def _map(path) -> tuple[dict[str, np.ndarray], Callable[..., None]]:
+    """:func:`map_safetensors` plus a function that lets the OS drop the map's resident pages."""
+    with open(path, "rb") as fh:
+        mm = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
+    raw = np.frombuffer(mm, dtype=np.uint8)
     if raw.size < 8:
         raise ValueError(f"{os.fspath(path)} is too short to be a safetensors file.")
     n = int(raw[:8].view("<u8")[0])
@@ -72,8 +81,15 @@ def map_safetensors(path: str | os.PathLike) -> dict[str, np.ndarray]:
             raise ValueError(f"tensor {name!r} has dtype {info['dtype']}, which this loader does not read.")
         begin, end = info["data_offsets"]
         dt = np.dtype(_DTYPES[info["dtype"]]).newbyteorder("<")
-        out[name] = np.asarray(data[begin:end]).view(dt).reshape(info["shape"])
-    return out
+        out[name] = data[begin:end].view(dt).reshape(info["shape"])
+
+    def release(*_):
+        # Clean pages of a read-only file map: dropping them loses nothing, the next read
+        # faults them back in from the page cache (one copy shared by every kernel on the machine).
+        if hasattr(mm, "madvise") and hasattr(mmap, "MADV_DONTNEED"):
+            mm.madvise(mmap.MADV_DONTNEED)
+
+    return out, release
 
 
 class MiniLM(NamedTuple):
@@ -86,17 +102,23 @@ class MiniLM(NamedTuple):
     config : EncoderConfig
     tokenizer : WordPieceTokenizer
     directory : pathlib.Path
+    release : callable or None
+        Called after each layer of a forward pass: lets the operating system drop the pages of
+        the memory-mapped weights from this process (they stay in the shared page cache), so a
+        kernel holds about one layer's weights at a time instead of all six.
     """
 
     weights: dict
     config: EncoderConfig
     tokenizer: WordPieceTokenizer
     directory: Path
+    release: Callable | None = None
 
     def run(self, text: str, mask=None) -> tuple[list[str], EncoderOutput]:
         """Tokenize ``text`` and run the encoder: ``(tokens, EncoderOutput)``."""
         enc = self.tokenizer.encode(text)
-        return enc.tokens, encoder_forward(self.weights, np.array(enc.ids), self.config, mask=mask)
+        return enc.tokens, encoder_forward(self.weights, np.array(enc.ids), self.config, mask=mask,
+                                           after_layer=self.release)
 
     def margins(self, text: str, pronoun: str, a: str, b: str) -> np.ndarray:
         """:func:`referent_margin` of ``text``: weight ``pronoun -> a`` minus ``pronoun -> b`` in every head.
@@ -131,10 +153,10 @@ def load_minilm(directory: str | os.PathLike | None = None) -> MiniLM:
         A file's SHA-256 differs from the pinned one.
     """
     d = verify(directory)
-    weights = {k: v for k, v in map_safetensors(d / "model.safetensors").items()
-               if not k.startswith("pooler.") and k != "embeddings.position_ids"}
+    mapped, release = _map(d / "model.safetensors")
+    weights = {k: v for k, v in mapped.items() if not k.startswith("pooler.") and k != "embeddings.position_ids"}
     config = EncoderConfig.from_hf_config(json.loads((d / "config.json").read_text(encoding="utf-8")))
-    return MiniLM(weights, config, WordPieceTokenizer.from_file(d / "vocab.txt"), d)
+    return MiniLM(weights, config, WordPieceTokenizer.from_file(d / "vocab.txt"), d, release)
 
 
 def _attn(attn) -> np.ndarray:

@@ -176,3 +176,14 @@ def test_config_validation_and_hf_config():
     assert (c.hidden, c.n_layers, c.n_heads, c.head_dim) == (384, 6, 12, 32)
     with pytest.raises(ValueError, match="gelu"):
         EncoderConfig.from_hf_config(dict(cfg, hidden_act="relu"))
+
+
+def test_after_layer_is_called_once_per_layer_and_changes_nothing():
+    rng = np.random.default_rng(0)
+    cfg = EncoderConfig(vocab_size=50, hidden=8, n_layers=3, n_heads=2, intermediate=16, max_positions=10)
+    w = random_encoder_weights(cfg, rng)
+    ids = np.array([1, 5, 7, 2])
+    seen = []
+    out = encoder_forward(w, ids, cfg, after_layer=seen.append)
+    assert seen == [0, 1, 2]
+    np.testing.assert_array_equal(out.attentions, encoder_forward(w, ids, cfg).attentions)

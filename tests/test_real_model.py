@@ -266,3 +266,12 @@ def test_referent_margin_special_share_and_flips():
         RM.referent_margin(A, 4, 0, 1)
     with pytest.raises(ValueError, match="same shape"):
         RM.flipped_heads(ma, mb[:1])
+
+
+def test_dropping_the_mapped_pages_changes_no_result(model):
+    # MiniLM.release lets the OS drop the weights' pages after each layer (issue 16: one layer
+    # resident at a time); the next read faults them back in from the page cache, bit for bit.
+    assert model.release is not None
+    first = model.run(SENTENCES[0])[1].attentions
+    model.release()
+    np.testing.assert_array_equal(model.run(SENTENCES[0])[1].attentions, first)
