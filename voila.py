@@ -10,6 +10,12 @@ copy data files into the environment, so the template is found where it lives.
 import os
 from pathlib import Path
 
+if "get_config" not in globals():  # imported as a module (e.g. `python -m voila` from here), not read as config
+    raise ImportError(
+        "voila.py in the repository root is Voila's configuration file, not the voila package: "
+        "start Voila with its own command, `.venv/bin/voila notebooks/`."
+    )
+
 _SHARE = Path(__file__).resolve().parent / "share" / "jupyter"
 _paths = [p for p in os.environ.get("JUPYTER_PATH", "").split(os.pathsep) if p]
 if str(_SHARE) not in _paths:
