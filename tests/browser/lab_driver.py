@@ -488,3 +488,38 @@ def widget_cells(run: NotebookRun) -> list[int]:
 
 def dump(obj) -> str:
     return json.dumps(obj, indent=1, ensure_ascii=False, default=str)
+
+
+# --------------------------------------------------------------------------- predict-then-run
+
+_PREDICT_JS = """() => Array.from(document.querySelectorAll('.jp-Notebook .predict-question'))
+    .map((q, k) => { q.dataset.nbtestPredict = String(k);
+      return {k, cell: Number(q.closest('.jp-Cell').dataset.nbtestIndex),
+              kind: q.querySelector('input[type="radio"]') ? 'choice' : 'number',
+              question: q.querySelector('.widget-html-content').textContent.trim().slice(0, 200)}; })"""
+
+
+def predictions(page) -> list[dict]:
+    return page.evaluate(_PREDICT_JS)
+
+
+def answer_prediction(page, info: dict, budget_s: float) -> dict:
+    """Answer a predict-then-run question like a learner: pick the first option (or type 1),
+    press 提交预测, and read the feedback. Returns the feedback text and whether it locked."""
+    box = page.locator(f'[data-nbtest-predict="{info["k"]}"]').first
+    box.scroll_into_view_if_needed()
+    if info["kind"] == "choice":
+        box.locator('input[type="radio"]').first.check()
+    else:
+        box.locator('input[type="text"]').first.fill("1")
+    button = box.locator("button").first
+    start = time.monotonic()
+    button.click()
+    feedback = ""
+    while time.monotonic() - start < budget_s + 3:
+        feedback = box.locator("pre").first.text_content() if box.locator("pre").count() else ""
+        if feedback:
+            break
+        time.sleep(0.05)
+    return {"cell": info["cell"], "feedback": feedback, "seconds": time.monotonic() - start,
+            "locked": button.is_disabled()}

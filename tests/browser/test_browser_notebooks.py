@@ -119,6 +119,18 @@ def test_notebook_runs_and_widgets_respond(page, lab_server, artifacts_dir, widg
             f"{name}: checkbox '{res.label}' (cell {res.cell}) toggled but nothing it drives changed")
         assert res.seconds <= widget_budget_s, (
             f"{name}: checkbox '{res.label}': the view took {res.seconds:.2f} s (budget {widget_budget_s} s)")
+    # Predict-then-run questions: answered like a learner, the feedback (in Chinese) shows and
+    # the answer locks, so the learner cannot change it after peeking at the next cell.
+    predict_cells = [i for i, t in lab.notebook_tags(lab_server.root / name).items() if "predict" in t]
+    asked = lab.predictions(page)
+    assert len(asked) == len(predict_cells), f"{name}: {len(predict_cells)} predict cells, {len(asked)} questions shown"
+    for info in asked:
+        answer = lab.answer_prediction(page, info, widget_budget_s)
+        assert answer["feedback"].startswith(("✅", "❌")) and "解释" in answer["feedback"], (
+            f"{name}: question in cell {info['cell']} gave no verdict + explanation: {answer['feedback']!r}")
+        assert answer["locked"], f"{name}: question in cell {info['cell']} did not lock after the answer"
+        assert answer["seconds"] <= widget_budget_s, f"{name}: feedback took {answer['seconds']:.2f} s"
+    record["predictions"] = len(asked)
     record["controls"] = [
         {"cell": r.cell, "label": r.label, "how": r.how, "direction": r.direction, "from": r.readout_before,
          "to": r.readout_after, "seconds": round(r.seconds, 3)} for r in results]
