@@ -207,7 +207,8 @@ def learning_trials(d_k: int, n_trials: int = 20, T: int = DEFAULT_T, *, lr: flo
     dict
         ``final_<tag>`` (n_trials,) final losses; ``grad0_<tag>``, ``gradlast_<tag>``
         (n_trials,) ``||dL/dq||`` at the first and last step; ``curves_<tag>``
-        (n_trials, steps + 1) loss curves; ``tag`` in ``("raw", "scaled")``.
+        (n_trials, steps + 1) loss curves; ``grads_<tag>`` (n_trials, steps) ``||dL/dq||`` at
+        every step; ``tag`` in ``("raw", "scaled")``.
     """
     d_k = check_d_k(d_k)
     n_trials = check_positive_int("n_trials", n_trials)
@@ -227,4 +228,5 @@ def learning_trials(d_k: int, n_trials: int = 20, T: int = DEFAULT_T, *, lr: flo
         out[f"grad0_{tag}"] = run.grad_norms[:, 0]
         out[f"gradlast_{tag}"] = run.grad_norms[:, -1]
         out[f"curves_{tag}"] = run.losses
+        out[f"grads_{tag}"] = run.grad_norms
     return out

@@ -86,4 +86,5 @@ def test_scaled_learns_where_unscaled_gets_stuck(seed):
     stuck = res["final_raw"] > 0.5
     assert np.mean(stuck) >= 0.6, res["final_raw"]
     assert np.median(res["gradlast_raw"][stuck]) < 1e-6
-    assert res["curves_raw"].shape == (20, 301)
+    assert res["curves_raw"].shape == (20, 301) and res["grads_scaled"].shape == (20, 300)
+    np.testing.assert_array_equal(res["grads_raw"][:, -1], res["gradlast_raw"])
