@@ -1,0 +1,77 @@
+"""Print the one-click nbgitpuller link that gives every student the notebooks on a JupyterHub.
+
+    python tools/nbgitpuller_link.py https://hub.example.edu https://github.com/OWNER/REPO
+    python tools/nbgitpuller_link.py HUB REPO --branch main --notebook 02-05-scaling-by-sqrt-dk.ipynb --ui lab
+
+The hub must have nbgitpuller installed (``pip install nbgitpuller`` in the hub's user image).
+Clicking the link clones the repository into the student's home on first use and merges
+updates afterwards without overwriting the student's own edits, then opens the notebook.
+For a student edition, push the output of ``tools/make_student_edition.py`` to its own
+repository (or branch) and link that instead.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import PurePosixPath
+from urllib.parse import urlencode, urlsplit
+
+DEFAULT_NOTEBOOK = "02-00-index.ipynb"
+
+
+def _check_http_url(name: str, value: str) -> str:
+    parts = urlsplit(value)
+    if parts.scheme not in {"http", "https"} or not parts.netloc:
+        raise ValueError(f"{name} must be an http(s) URL with a host; got {value!r}")
+    return value.rstrip("/")
+
+
+def nbgitpuller_link(hub: str, repo: str, *, branch: str = "main", notebook: str = DEFAULT_NOTEBOOK,
+                     ui: str = "lab") -> str:
+    """The nbgitpuller URL that clones ``repo`` on ``hub`` and opens ``notebooks/<notebook>``.
+
+    Parameters
+    ----------
+    hub : str        the JupyterHub's base URL, e.g. ``https://hub.example.edu``
+    repo : str       the git repository's clone URL
+    branch : str     the branch to pull
+    notebook : str   a file in ``notebooks/``
+    ui : {"lab", "voila"}
+        ``lab`` opens JupyterLab at the notebook; ``voila`` opens its presentation view
+        (needs Voila on the hub).
+    """
+    hub, repo = _check_http_url("hub", hub), _check_http_url("repo", repo)
+    if not branch or any(c.isspace() for c in branch):
+        raise ValueError(f"branch must be a non-empty name without spaces; got {branch!r}")
+    if not notebook.endswith(".ipynb") or "/" in notebook:
+        raise ValueError(f"notebook must be a file name in notebooks/ ending in .ipynb; got {notebook!r}")
+    folder = PurePosixPath(urlsplit(repo).path).name.removesuffix(".git")
+    target = f"{folder}/notebooks/{notebook}"
+    if ui == "lab":
+        urlpath = f"lab/tree/{target}"
+    elif ui == "voila":
+        urlpath = f"voila/render/{target}"
+    else:
+        raise ValueError(f"ui must be 'lab' or 'voila'; got {ui!r}")
+    query = urlencode({"repo": repo, "urlpath": urlpath, "branch": branch})
+    return f"{hub}/hub/user-redirect/git-pull?{query}"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("hub")
+    parser.add_argument("repo")
+    parser.add_argument("--branch", default="main")
+    parser.add_argument("--notebook", default=DEFAULT_NOTEBOOK)
+    parser.add_argument("--ui", choices=["lab", "voila"], default="lab")
+    args = parser.parse_args(argv)
+    try:
+        print(nbgitpuller_link(args.hub, args.repo, branch=args.branch, notebook=args.notebook, ui=args.ui))
+    except ValueError as exc:
+        parser.error(str(exc))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
