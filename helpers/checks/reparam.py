@@ -35,7 +35,7 @@ def check_matching_key_projection(fn) -> CheckResult:
         Case("对角的 R", (W_K, R_diag), _reference(W_K, R_diag),
              "每一维被 R 放大多少，键的这一维就要缩小多少。"),
         Case("一般的 3x3 R（不对称、不正交）", (W_K, R_gen), _reference(W_K, R_gen),
-             "把分数写成 x_i W_Q R (x_j W_K')^T = x_i W_Q R W_K'^T x_j^T，要求 R W_K'^T 等于 W_K^T；注意转置。"),
+             "把新分数 x_i W_Q R (x_j W_K')^T 和原来的分数逐项比较；转置的次序是 (AB)^T = B^T A^T，R 不对称时 R、R^T、R 的逆各不相同。"),
         Case("d_model = 5, d_k = 4", (W_K4, R4), _reference(W_K4, R4),
              "结果的形状要和 W_K 一样：(d_model, d_k)。"),
     ]

@@ -38,7 +38,7 @@ def check_temperature_gradient(fn) -> CheckResult:
     V_big = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
     cases = [
         Case("5 个键，温度 0.5", (q, K, V, 0.5), _reference(q, K, V, 0.5),
-             "先写出 d s'/d tau（s' = Kq/tau），再乘 softmax 的 Jacobian 和 V 的转置；注意 tau 出现的次数。"),
+             "先写出缩放后的分数 qK^T/tau 对 tau 的导数，再乘 softmax 的 Jacobian 和 V 的转置；注意 tau 出现的次数。"),
         Case("同样的键，温度 2", (q, K, V, 2.0), _reference(q, K, V, 2.0),
              "d(1/tau)/d tau = -1/tau^2：检查符号和 tau 的幂。"),
         Case("4 个键，d_v = 3，温度 0.8", (q2, K2, V2, 0.8), _reference(q2, K2, V2, 0.8),
