@@ -1,0 +1,107 @@
+"""The teacher's guide (docs/teaching/) stays in step with the notebooks.
+
+- every notebook has its section file ``docs/teaching/02-NN.md`` with the required headings;
+- every predict-then-run question a notebook asks is answered in its section (quoted exactly),
+  and every question the section quotes is still asked by the notebook;
+- every 试一试 (try-it) cell's prompt line is quoted in the section's answers;
+- the index (README.md) links every section and its three session plans add up to 90 minutes.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+GUIDE = ROOT / "docs" / "teaching"
+NOTEBOOKS = sorted((ROOT / "notebooks").glob("02-*.ipynb"))
+REQUIRED = ["## 学习目标", "## 核心路径与时间", "## 时间不够时跳过", "## 常见误解", "## 试一试 参考答案",
+            "## 预测题答案", "## 讨论题"]
+QUOTED = re.compile(r"「([^」]+)」")
+
+
+def _cells(path):
+    return json.loads(path.read_text(encoding="utf-8"))["cells"]
+
+
+def _src(cell) -> str:
+    s = cell["source"]
+    return "".join(s) if isinstance(s, list) else s
+
+
+def _tags(cell) -> set[str]:
+    return set(cell.get("metadata", {}).get("tags", []))
+
+
+def _section(path: Path) -> Path:
+    return GUIDE / f"{path.name[:5]}.md"
+
+
+def predict_questions(path: Path) -> list[str]:
+    """The question text (first argument) of every H.predict_choice / H.predict_number call."""
+    out = []
+    for cell in _cells(path):
+        if cell["cell_type"] != "code" or "predict_" not in _src(cell):
+            continue
+        for node in ast.walk(ast.parse(_src(cell))):
+            if isinstance(node, ast.Call) and getattr(node.func, "attr", getattr(node.func, "id", "")) in {
+                    "predict_choice", "predict_number"}:
+                first = node.args[0] if node.args else next(k.value for k in node.keywords if k.arg == "question")
+                out.append(ast.literal_eval(first))
+    return out
+
+
+def try_it_prompts(path: Path) -> list[str]:
+    """The first comment line of every cell tagged try-it."""
+    prompts = []
+    for cell in _cells(path):
+        if "try-it" in _tags(cell):
+            comments = [ln.strip() for ln in _src(cell).splitlines() if ln.strip().startswith("#")]
+            assert comments, f"{path.name}: a try-it cell should open with a comment that says what to change"
+            prompts.append(comments[0])
+    return prompts
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name[:5])
+def test_every_notebook_has_a_section_with_the_required_headings(path):
+    section = _section(path)
+    assert section.exists(), f"docs/teaching/{section.name} is missing for {path.name}"
+    text = section.read_text(encoding="utf-8")
+    for heading in REQUIRED:
+        assert re.search(rf"^{re.escape(heading)}\s*$", text, re.M), f"{section.name}: missing heading {heading!r}"
+    assert "English summary" in text or "*Summary" in text, f"{section.name}: needs a short English summary at the top"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name[:5])
+def test_every_prediction_is_answered_and_every_answer_is_asked(path):
+    text = _section(path).read_text(encoding="utf-8")
+    answers = text.split("## 预测题答案", 1)[1].split("\n## ", 1)[0]
+    asked = predict_questions(path)
+    for q in asked:
+        assert q in answers, f"{_section(path).name}: the prediction {q!r} of {path.name} has no answer"
+    quoted = QUOTED.findall(answers)
+    for q in quoted:
+        assert q in asked, f"{_section(path).name} answers {q!r}, which {path.name} no longer asks"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name[:5])
+def test_every_try_it_is_answered(path):
+    text = _section(path).read_text(encoding="utf-8")
+    answers = text.split("## 试一试 参考答案", 1)[1].split("\n## ", 1)[0]
+    for prompt in try_it_prompts(path):
+        assert prompt in answers, f"{_section(path).name}: the try-it {prompt!r} of {path.name} has no answer"
+
+
+def test_index_links_every_section_and_plans_add_up():
+    index = (GUIDE / "README.md").read_text(encoding="utf-8")
+    for path in NOTEBOOKS:
+        assert f"({_section(path).name})" in index, f"docs/teaching/README.md does not link {_section(path).name}"
+    plans = re.findall(r"^### (.+?)\n(.*?)(?=^### |^## |\Z)", index.split("## 课堂计划", 1)[1], re.M | re.S)
+    assert len(plans) >= 3, "three session plans (two lectures, one lab) are expected"
+    for title, body in plans[:3]:
+        minutes = [int(m) for m in re.findall(r"^\|[^|\n]*\|[^|\n]*\|\s*(\d+)\s*\|", body, re.M)]
+        assert sum(minutes) == 90, f"plan {title!r}: its minutes add up to {sum(minutes)}, not 90"
