@@ -8,6 +8,8 @@ Figures
   2  validating every notebook vs the floor of starting their kernels (benchmarks.suite)
   3  float32 attention: plain path, blockwise path, PyTorch CPU (if installed), GEMM limit
   4  peak memory of each of the above
+  classroom  peak kernel memory of every notebook vs the floor; N = 20 kernels at once
+             (--quick: N = 4) (benchmarks.classroom; several minutes)
 
 Ratios, not absolute times, are the result: both sides of each ratio run in the same
 process, taking turns, on the same threads (numpy's BLAS and PyTorch pinned to 2).
@@ -43,6 +45,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-explorer", action="store_true", help="skip figure 1")
     parser.add_argument("--no-suite", action="store_true", help="skip figure 2")
     parser.add_argument("--no-attention", action="store_true", help="skip figures 3 and 4 (attention)")
+    parser.add_argument("--no-classroom", action="store_true", help="skip the classroom figure")
     parser.add_argument("--full-memory", action="store_true",
                         help="really run the plain path at T = 16384 in figure 4 (~3 GiB, tens of seconds) "
                              "instead of extrapolating it from T = 4096")
@@ -99,6 +102,16 @@ def main(argv: list[str] | None = None) -> int:
         for r in res["memory"]:
             memory.append((f"attention T={r['T']} {'causal' if r['causal'] else 'full'} {r['path']}",
                            f"{r['peak_bytes'] / 2**20:.1f} MiB ({r['how']})"))
+
+    if not args.no_classroom:
+        from . import classroom
+
+        print("\n== Figure classroom: peak kernel memory per notebook vs the floor; kernels at once ==", flush=True)
+        try:
+            classroom.main(quick=args.quick)
+        except Exception as exc:  # one broken figure must not hide the others
+            failed.append("classroom")
+            print(f"FAILED: figure classroom raised {type(exc).__name__}: {exc}")
 
     if memory:
         print("\n== Figure 4 (summary): peak memory ==")
