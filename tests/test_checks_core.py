@@ -96,3 +96,22 @@ def test_nan_where_a_number_is_expected_and_finite_where_inf_is_expected(capsys)
     assert not run_check("c", lambda: np.array([-1e9, 0.0]), [Case("inf", (), np.array([-np.inf, 0.0]))], atol=0)
     assert "inf" in capsys.readouterr().out
     assert run_check("c", lambda: np.array([-np.inf, 0.0]), [Case("inf", (), np.array([-np.inf, 0.0]))], atol=0)
+
+
+def test_wrong_arity_gets_a_chinese_message_not_a_python_type_error(capsys):
+    from helpers.checks import check_five_steps, check_score_matrix_bytes, check_worked_example_row
+
+    for check, fn in [(check_softmax, lambda: 1.0), (check_softmax, lambda x, y: x),
+                      (check_five_steps, lambda X, W: X),
+                      (check_score_matrix_bytes, lambda T, itemsize: T * T * itemsize),  # no batch/heads
+                      (check_worked_example_row, lambda row: (None, None))]:
+        res = check(fn)
+        out = capsys.readouterr().out
+        assert not res and out.startswith("\u274c"), out
+        assert "参数个数不对" in out and "TypeError" not in out and "positional argument" not in out, out
+        assert "提示（hint）" not in out  # the case's hint is about the maths, not the signature
+
+
+def test_builtins_without_a_signature_are_still_run(capsys):
+    assert not check_softmax(np.exp)  # runs (no signature check possible) and is simply wrong
+    assert "数值不对" in capsys.readouterr().out

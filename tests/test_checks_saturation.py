@@ -146,3 +146,29 @@ def test_is_attention_matrix_correct_variants_pass(fn, capsys):
 @pytest.mark.parametrize("name", ATTN_WRONG)
 def test_is_attention_matrix_rejects(name, capsys):
     assert _rejected(check_is_attention_matrix(ATTN_WRONG[name]), capsys), name
+
+
+# ---- reviewer's wrong answers (each passed the check before the review) ------------------------
+
+REVIEW_WRONG = {
+    # every hidden variance used to be a whole number, so rounding went unnoticed
+    "dot_variance rounds to int": (check_dot_variance, lambda d, a, b: int(d * a * b)),
+    "dot_variance floor division": (check_dot_variance, lambda d, a, b: d * a * b // 1),
+    "dot_variance round()": (check_dot_variance, lambda d, a, b: round(d * a * b)),
+    # the only negative weight was 1.2/-0.2, so "every entry <= 1" caught it as well as ">= 0"
+    "is_attention checks <= 1 instead of >= 0": (
+        check_is_attention_matrix, lambda A: bool(np.all(A <= 1) and np.allclose(A.sum(axis=-1), 1, atol=1e-6))),
+    "is_attention checks the diagonal only for negatives": (
+        check_is_attention_matrix,
+        lambda A: bool(np.all(A.max(axis=-1) <= 1) and np.all(A[:, 0] >= 0) and np.allclose(A.sum(axis=-1), 1))),
+}
+
+
+@pytest.mark.parametrize("name", REVIEW_WRONG)
+def test_review_wrong_answers_are_rejected(name, capsys):
+    check, fn = REVIEW_WRONG[name]
+    assert _rejected(check(fn), capsys), name
+
+
+def test_non_integer_variance_still_accepts_float32(capsys):
+    assert check_dot_variance(lambda d, a, b: np.float32(d) * np.float32(a) * np.float32(b))

@@ -12,6 +12,7 @@ changes its inputs in place fails (the caller's arrays would change under it).
 from __future__ import annotations
 
 import copy
+import inspect
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -110,6 +111,27 @@ def _compare(got, expected, atol: float, rtol: float) -> str | None:
     return None
 
 
+def _signature_problem(fn: Callable, args: tuple, kwargs: dict) -> str | None:
+    """Say (in Chinese) why ``fn`` cannot be called with ``args``/``kwargs``, or None if it can.
+
+    Only the number of arguments and the keyword names are named, never their values.
+    Callables without an inspectable signature (some builtins) are let through.
+    """
+    try:
+        sig = inspect.signature(fn)
+    except (TypeError, ValueError):
+        return None
+    try:
+        sig.bind(*args, **kwargs)
+    except TypeError:
+        how = f" {len(args)} 个位置参数"
+        if kwargs:
+            how += "，外加关键字参数 " + "、".join(f"{k}=…" for k in kwargs)
+        return (f"你的函数的参数个数不对：检查会用{how} 来调用它，而你的函数定义是 "
+                f"{getattr(fn, '__name__', '函数')}{sig}。请按练习说明里的参数列表定义函数")
+    return None
+
+
 def _copy_args(args: tuple, kwargs: dict) -> tuple[tuple, dict]:
     return copy.deepcopy(args), copy.deepcopy(kwargs)
 
@@ -153,6 +175,11 @@ def run_check(
         return CheckResult(name, False, len(cases), 0, msg)
     for k, case in enumerate(cases):
         where = f"第 {k + 1}/{len(cases)} 个用例（{case.label}）"
+        problem = _signature_problem(fn, case.args, case.kwargs)
+        if problem:  # a wrong signature is not a wrong answer: no case hint, no Python traceback text
+            msg = f"{FAIL} {name}：{problem}。"
+            print(msg)
+            return CheckResult(name, False, len(cases), k, msg)
         args, kwargs = _copy_args(case.args, case.kwargs)
         try:
             with np.errstate(all="ignore"):

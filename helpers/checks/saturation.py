@@ -40,6 +40,8 @@ def check_dot_variance(fn) -> CheckResult:
              "方差随项数 d_k 线性增长（不是随 √d_k）；这里要的是精确公式，不是模拟估计。"),
         Case("整数输入：var_q = 3，var_k = 5，d_k = 7", (7, 3, 5), 105.0,
              "这是一个精确的公式，与随机数无关：同样的输入应给出同样的、精确的结果。"),
+        Case("结果不是整数：var_q = 0.3，var_k = 0.7，d_k = 5", (5, 0.3, 0.7), 5 * 0.3 * 0.7,
+             "方差不一定是整数：不要取整或做整除，直接返回浮点数。", rtol=1e-6),
     ]
     return run_check("check_dot_variance", fn, cases, atol=0.0, rtol=1e-9)
 
@@ -107,6 +109,8 @@ def check_is_attention_matrix(fn) -> CheckResult:
     wrong_axis = softmax(S, axis=0)
     negative = good.copy()
     negative[0] = [1.2, -0.2, 0.0, 0.0]
+    negative_below_one = good.copy()
+    negative_below_one[1] = [0.6, 0.6, -0.2, 0.0]  # every entry <= 1: an upper-bound test does not notice
     rect = softmax(rng.normal(size=(2, 5)))
     wrong_axis_rect = softmax(rng.normal(size=(5, 2)), axis=0)  # (5, 2): its columns sum to 1
     plus_03 = good.copy()
@@ -127,6 +131,8 @@ def check_is_attention_matrix(fn) -> CheckResult:
         Case("按列做的 softmax（错轴 bug）", (wrong_axis,), False,
              "这个矩阵每一列的和为 1，每一行却不是：要检查的是行和（最后一个轴），不是列和。"),
         Case("行和都为 1，但有一个权重为负", (negative,), False, "权重还必须非负：每一个元素都要 ≥ 0。"),
+        Case("行和都为 1，每个元素都不超过 1，但有一个权重为负", (negative_below_one,), False,
+             "检查的是“非负”（每个元素 ≥ 0），而不是“不超过 1”：和为 1 的一行里仍可能有负数。"),
         Case("长方形矩阵（T_q = 2，T_kv = 5）", (rect,), True, "矩阵每个查询一行，不必是方阵。"),
         Case("单位矩阵", (np.eye(3),), True, "独热（one-hot）的行是合法的注意力行：0 也是允许的非负数。"),
         Case("有一行的和是 1.3", (plus_03,), False, "逐行检查和是否为 1，而不是只看非负或只看形状。"),
