@@ -138,24 +138,29 @@ def attention_heatmap(
     if annotate is None:
         annotate = tq <= 12 and tk <= 12
     if annotate:
-        finite = A[np.isfinite(A)]
-        lo = vmin if vmin is not None else (finite.min() if finite.size else 0.0)
-        hi = vmax if vmax is not None else (finite.max() if finite.size else 1.0)
-        mid = (lo + hi) / 2
         for i in range(tq):
             for j in range(tk):
                 v = A[i, j]
                 text = "-inf" if np.isneginf(v) else fmt.format(v)
-                color = "black" if (not np.isfinite(v) or v > mid) else "white"
-                ax.text(j, i, text, ha="center", va="center", fontsize=MIN_FONT_PT + 1, color=color)
+                ax.text(j, i, text, ha="center", va="center", fontsize=MIN_FONT_PT + 1, color=_text_color(im, v))
     if colorbar:
         cb = ax.figure.colorbar(im, ax=ax, fraction=0.046, pad=0.04)
         cb.set_label(colorbar_label)
     return im
 
 
+def _text_color(im, v: float) -> str:
+    """Black on light cells, white on dark ones -- by the cell's actual colour, so the text
+    stays readable with any colormap (viridis, a diverging map centred on 0, ...)."""
+    if not np.isfinite(v):
+        return "black"  # masked cells are drawn blank
+    r, g, b, _ = im.cmap(im.norm(v))
+    return "black" if 0.299 * r + 0.587 * g + 0.114 * b > 0.5 else "white"
+
+
 def weights_bar(weights, labels: Sequence[str] | None = None, *, ax=None, title: str = "attention weights", highlight=None,
-                ylim=(0.0, 1.0), xlabel: str | None = None, ylabel: str = "weight"):
+                ylim=(0.0, 1.0), xlabel: str | None = None, ylabel: str = "weight", color: str = "tab:blue",
+                highlight_color: str = "tab:orange"):
     """Bar chart of one row of weights over labelled tokens.
 
     Parameters
@@ -164,7 +169,9 @@ def weights_bar(weights, labels: Sequence[str] | None = None, *, ax=None, title:
     labels : sequence of str, optional
         One label per token (default t1..tT).
     highlight : int or sequence of int, optional
-        Indices drawn in a contrasting colour.
+        Indices drawn in ``highlight_color``.
+    color, highlight_color : str
+        Bar colours (keep one colour = one meaning within a notebook).
     xlabel, ylabel : str, optional
         Axis labels (default: no x label, "weight" on y).
 
@@ -177,7 +184,7 @@ def weights_bar(weights, labels: Sequence[str] | None = None, *, ax=None, title:
     if ax is None:
         _, ax = plt.subplots(figsize=(max(4.0, 0.6 * w.shape[0]), 2.8))
     hi = set(np.atleast_1d(highlight).tolist()) if highlight is not None else set()
-    colors = ["tab:orange" if i in hi else "tab:blue" for i in range(w.shape[0])]
+    colors = [highlight_color if i in hi else color for i in range(w.shape[0])]
     bars = ax.bar(range(w.shape[0]), w, color=colors)
     ax.set_xticks(range(w.shape[0]), labels, rotation=45 if max(map(len, labels)) > 3 else 0)
     if xlabel:

@@ -41,3 +41,36 @@ def test_weights_bar_heights_labels_and_highlight():
     assert bars[0].get_facecolor() != bars[1].get_facecolor()
     assert ax.get_xlabel() == "key" and ax.get_ylabel() == "weight"
     plt.close(fig)
+
+
+def test_annotation_text_is_readable_on_a_diverging_map():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from helpers.plotting import DIVERGING_CMAP, attention_heatmap
+
+    S = np.array([[-3.0, 0.0], [0.1, 3.0]])
+    fig, ax = plt.subplots()
+    attention_heatmap(S, ax=ax, cmap=DIVERGING_CMAP, vmin=-3, vmax=3, colorbar_label="score")
+    colors = {t.get_text(): t.get_color() for t in ax.texts}
+    # near 0 the diverging map is almost white: the text must be black there, white on the dark ends
+    assert colors["0.00"] == "black" and colors["0.10"] == "black"
+    assert colors["-3.00"] == "white" and colors["3.00"] == "white"
+    plt.close(fig)
+
+
+def test_weights_bar_colours():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.colors import to_rgba
+
+    from helpers.plotting import weights_bar
+
+    fig, ax = plt.subplots()
+    bars = weights_bar([0.2, 0.8], ["a", "b"], ax=ax, highlight=1, color="tab:green", highlight_color="tab:red")
+    assert bars[0].get_facecolor() == to_rgba("tab:green") and bars[1].get_facecolor() == to_rgba("tab:red")
+    plt.close(fig)
