@@ -16,8 +16,10 @@
 - ``H.predict_choice``, ``H.predict_number``   predict-then-run questions
 
 Self-checks for the exercises: ``from helpers.checks import check_x`` (every check).
-Deeper topics live in their own modules (``helpers.heads``, ``helpers.blockwise``,
-``helpers.cost``, ``helpers.timing``, ...). Every array argument is validated (the shared
+Deeper topics live in their own modules, reachable as attributes of ``H`` so a notebook
+needs no extra import: ``H.heads``, ``H.blockwise``, ``H.cost``, ``H.timing``, ``H.geometry``,
+``H.shapes``, ``H.normalization``, ``H.attention_properties``, ``H.causal_view``,
+``H.contextual``, ``H.gradcheck``, ``H.soft_lookup``. Every array argument is validated (the shared
 validators are in :mod:`helpers._validate`); bad input raises ``TypeError``/``ValueError``
 naming the argument and the shape it got.
 """
@@ -29,6 +31,21 @@ from .predict import predict_choice, predict_number
 from .projections import project_qkv
 from .scores import additive_attention_scores, dot_product_scores
 from .softmax import entropy, softmax, softmax_jacobian
+
+from . import (  # noqa: E402  the deeper topics, as H.cost, H.timing, ...
+    attention_properties,
+    blockwise,
+    causal_view,
+    contextual,
+    cost,
+    geometry,
+    gradcheck,
+    heads,
+    normalization,
+    shapes,
+    soft_lookup,
+    timing,
+)
 
 __version__ = "0.1.0"
 

@@ -100,7 +100,21 @@ _EDGES = [(0, 1), (0, 2), (0, 3), (1, 4), (2, 5), (3, 6), (4, 7), (5, 7), (7, 8)
 _COLORS = {"input": "#cfe2f3", "parameter": "#fce5cd", "computed": "#d9ead3"}
 
 
-def draw_shape_flow(steps, *, ax=None, title: str = "shape flow of softmax(Q K^T / sqrt(d_k)) V"):
+def _math_label(step: ShapeStep) -> tuple[str, str]:
+    """Short mathtext labels for a box: "S' = S/sqrt(d_k)" -> "$S'$", "(T, d_model)" -> "$(T, d_{\\mathrm{model}})$".
+
+    Labels that are already mathtext (start with "$") are kept, so a notebook may pass its own.
+    """
+    name, symbolic = step.name, step.symbolic
+    if not name.startswith("$"):
+        short = name.split(" = ")[0]
+        name = r"$\mathrm{output}$" if short == "output" else f"${short}$"
+    if not symbolic.startswith("$"):
+        symbolic = "$" + symbolic.replace("d_model", r"d_{\mathrm{model}}") + "$"
+    return name, symbolic
+
+
+def draw_shape_flow(steps, *, ax=None, title: str = r"shape flow of $\mathrm{softmax}(QK^\top/\sqrt{d_k})\,V$"):
     """Draw the steps of :func:`shape_flow` as labelled boxes joined by arrows.
 
     Parameters
@@ -113,8 +127,8 @@ def draw_shape_flow(steps, *, ax=None, title: str = "shape flow of softmax(Q K^T
     Returns
     -------
     list of matplotlib.text.Text
-        The eleven box labels, in the order of ``steps``; each reads
-        "name\\nshape\\nsymbolic", e.g. "Q = X W_Q\\n(5, 3)\\n(T, d_k)".
+        The eleven box labels, in the order of ``steps``; each reads "name\\nshape\\nsymbolic"
+        in short mathtext, e.g. "$Q$\\n(5, 3)\\n$(T, d_k)$" for the step "Q = X W_Q".
     """
     steps = list(steps)
     if len(steps) != len(_LAYOUT) or not all(isinstance(s, ShapeStep) for s in steps):
@@ -124,8 +138,9 @@ def draw_shape_flow(steps, *, ax=None, title: str = "shape flow of softmax(Q K^T
     labels = []
     for step, (x, y) in zip(steps, _LAYOUT):
         shape = "(" + ", ".join(map(str, step.shape)) + ")"
+        name, symbolic = _math_label(step)
         labels.append(ax.text(
-            x, y, f"{step.name}\n{shape}\n{step.symbolic}", ha="center", va="center", fontsize=10,
+            x, y, f"{name}\n{shape}\n{symbolic}", ha="center", va="center", fontsize=10,
             bbox=dict(boxstyle="round,pad=0.35", fc=_COLORS.get(step.kind, "white"), ec="gray"),
         ))
     for a, b in _EDGES:
@@ -135,7 +150,7 @@ def draw_shape_flow(steps, *, ax=None, title: str = "shape flow of softmax(Q K^T
     ax.set_xlim(-0.5, 6.5)
     ax.set_ylim(-0.55, 2.55)
     ax.axis("off")
-    ax.set_title(title, fontsize=10)
+    ax.set_title(title, fontsize=12)
     handles = [plt.Rectangle((0, 0), 1, 1, fc=c, ec="gray") for c in _COLORS.values()]
     ax.legend(handles, list(_COLORS), loc="lower right", fontsize=10, frameon=False)
     return labels

@@ -60,9 +60,10 @@ def test_draw_shape_flow_labels_every_box_with_its_shape():
     try:
         assert len(labels) == 11
         texts = [t.get_text() for t in labels]
-        assert texts[0] == "X\n(5, 8)\n(T, d_model)"
-        assert texts[6] == "V = X W_V\n(5, 4)\n(T, d_v)"
-        assert texts[-1] == "output = A V\n(5, 4)\n(T, d_v)"
+        assert texts[0] == "$X$\n(5, 8)\n$(T, d_{\\mathrm{model}})$"
+        assert texts[6] == "$V$\n(5, 4)\n$(T, d_v)$"
+        assert texts[-1] == "$\\mathrm{output}$\n(5, 4)\n$(T, d_v)$"
+        assert all(t.get_fontsize() >= 10 for t in labels)
         assert len([c for c in ax.get_children() if type(c).__name__ == "Annotation"]) == 12  # arrows
     finally:
         plt.close(fig)
