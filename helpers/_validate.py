@@ -21,6 +21,7 @@ __all__ = [
     "check_positive_int",
     "check_flag",
     "check_softmax_input",
+    "check_distribution_rows",
     "check_bool_array",
     "check_int_in_range",
     "check_float_dtype",
@@ -29,7 +30,7 @@ __all__ = [
     "check_scale",
     "check_mask",
     "check_attention_inputs",
-    "check_scores",
+    "check_scores_finite",
     "check_rows_alive",
 ]
 
@@ -318,7 +319,7 @@ def check_attention_inputs(Q, K, V, mask=None, scale=None, *, causal=False):
     return Q, K, V, mask, scale, causal
 
 
-def check_scores(S: np.ndarray, Q: np.ndarray, K: np.ndarray, scale: float) -> None:
+def check_scores_finite(S: np.ndarray, Q: np.ndarray, K: np.ndarray, scale: float) -> None:
     """Raise ``ValueError`` if the scores ``Q K^T * scale`` overflowed (hold inf or NaN).
 
     Called on the scores *before* any mask, so every non-finite entry is an overflow of
@@ -346,6 +347,21 @@ def check_rows_alive(dead: np.ndarray) -> None:
         "of an all -inf row is 0/0 = NaN. Let each query attend to at least one key (for padding, "
         "let padded queries attend to themselves and ignore their outputs)."
     )
+
+
+def check_distribution_rows(name: str, arr: np.ndarray, *, tol: float = 1e-6, hint: str = "") -> np.ndarray:
+    """Raise ``ValueError`` unless every row (last axis) of ``arr`` is non-negative and sums to 1 within ``tol``.
+
+    The shape of a softmax output or an attention matrix; ``hint`` is appended to the message
+    (e.g. "Pass softmax(scores), not the scores.").
+    """
+    if (arr < 0).any() or not np.allclose(arr.sum(axis=-1), 1.0, rtol=tol, atol=tol):
+        sums = np.round(arr.sum(axis=-1), 6).ravel()[:4].tolist()
+        raise ValueError(
+            f"{name} must be weights (non-negative, each row summing to 1); got {describe(arr)} "
+            f"with row sums {sums}{'...' if arr[..., 0].size > 4 else ''}. {hint}".rstrip()
+        )
+    return arr
 
 
 def check_softmax_input(x, axis: int) -> np.ndarray:

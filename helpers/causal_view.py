@@ -17,7 +17,7 @@ from typing import NamedTuple
 import numpy as np
 from matplotlib.patches import Rectangle
 
-from ._validate import as_real_array, check_int_in_range, describe
+from ._validate import as_real_array, check_distribution_rows, check_int_in_range, describe
 from .plotting import attention_heatmap, token_labels
 
 __all__ = ["CausalView", "causal_view_state", "CausalViewPlot", "causal_widget"]
@@ -54,12 +54,7 @@ def _check_weights(weights) -> np.ndarray:
     A = as_real_array("weights", weights, ndim=2, expected="(T, T)")
     if A.shape[0] != A.shape[1] or A.shape[0] == 0:
         raise ValueError(f"weights must be a non-empty square (T, T) attention matrix; got {describe(A)}.")
-    if (A < 0).any() or not np.allclose(A.sum(axis=-1), 1.0, atol=1e-6):
-        raise ValueError(
-            f"weights must be attention weights (non-negative rows summing to 1); got {describe(A)} "
-            f"with row sums {np.round(A.sum(axis=-1), 4)[:6].tolist()}."
-        )
-    return A
+    return check_distribution_rows("weights", A)
 
 
 def causal_view_state(t, weights) -> CausalView:

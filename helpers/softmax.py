@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._validate import as_real_array, check_softmax_input, describe
+from ._validate import as_real_array, check_distribution_rows, check_softmax_input, describe
 
 __all__ = ["softmax", "softmax_jacobian", "entropy", "is_distribution"]
 
@@ -72,12 +72,8 @@ def softmax_jacobian(p) -> np.ndarray:
     arr = as_real_array("p", p, min_ndim=1, expected="(..., n)")
     if arr.shape[-1] == 0:
         raise ValueError(f"p must have at least one entry along its last axis; got {describe(arr)}.")
-    tol = 1e-3 if arr.dtype == np.float16 else 1e-6
-    if (arr < 0).any() or not np.allclose(arr.sum(axis=-1), 1.0, rtol=tol, atol=tol):
-        raise ValueError(
-            f"p must be softmax weights (non-negative, each row summing to 1); got {describe(arr)} "
-            f"with row sums {np.round(arr.sum(axis=-1), 6).ravel()[:4]}... Pass softmax(scores), not the scores."
-        )
+    check_distribution_rows("p", arr, tol=1e-3 if arr.dtype == np.float16 else 1e-6,
+                            hint="Pass softmax(scores), not the scores.")
     n = arr.shape[-1]
     eye = np.eye(n, dtype=arr.dtype)
     return arr[..., :, None] * eye - arr[..., :, None] * arr[..., None, :]

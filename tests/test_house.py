@@ -130,3 +130,22 @@ def test_import_helpers_gives_the_core():
             "AttentionResult", "use_style", "predict_choice", "predict_number"}
     assert core <= set(helpers.__all__)
     assert all(callable(getattr(helpers, name)) for name in helpers.__all__)
+
+
+@pytest.mark.parametrize("module, formula", [
+    ("attention.py", ["S = Q @ K.T / sqrt(d_k)", "A = softmax(S)", "return A @ V"]),
+    ("softmax.py", ["e = exp(s - max(s))", "return e / sum(e)"]),
+    ("masking.py", ["allowed = tril(ones((T, T), dtype=bool))", "M = where(allowed, 0, -inf)"]),
+])
+def test_the_formula_reads_first(module, formula):
+    head = "\n".join((HELPERS / module).read_text(encoding="utf-8").splitlines()[:12])
+    assert all(line in head for line in formula), f"{module}: the formula should be in its first lines"
+
+
+def test_attention_validates_in_one_call():
+    import inspect
+
+    src = inspect.getsource(helpers.attention.scaled_dot_product_attention)
+    body = src.split('"""')[-1]
+    assert body.count("check_attention_inputs(") == 1
+    assert "raise " not in body and "isinstance" not in body
