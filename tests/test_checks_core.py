@@ -115,3 +115,21 @@ def test_wrong_arity_gets_a_chinese_message_not_a_python_type_error(capsys):
 def test_builtins_without_a_signature_are_still_run(capsys):
     assert not check_softmax(np.exp)  # runs (no signature check possible) and is simply wrong
     assert "数值不对" in capsys.readouterr().out
+
+
+def test_a_learner_who_set_numpy_errors_to_raise_still_gets_a_verdict(capsys):
+    # np.seterr(all="raise") in the learner's session used to make the check's own reference
+    # computation (an exp that underflows) raise FloatingPointError out of the check.
+    from helpers.checks import check_five_steps, check_multi_head, check_soft_lookup
+
+    old = np.seterr(all="raise")
+    try:
+        for check, fn in [(check_softmax, lambda x: softmax(x)), (check_soft_lookup, lambda *a: 0.0),
+                          (check_five_steps, lambda *a: 0.0), (check_multi_head, lambda *a: 0.0)]:
+            res = check(fn)
+            assert res.message.startswith(("\u2705", "\u274c")), res.message
+        assert check_softmax(lambda x: softmax(x))
+        assert np.geterr()["under"] == "raise"  # the learner's setting is left as it was
+    finally:
+        np.seterr(**old)
+    capsys.readouterr()

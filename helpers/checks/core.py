@@ -12,6 +12,7 @@ changes its inputs in place fails (the caller's arrays would change under it).
 from __future__ import annotations
 
 import copy
+import functools
 import inspect
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -109,6 +110,19 @@ def _compare(got, expected, atol: float, rtol: float) -> str | None:
         # size of the error would give the expected values away.
         return f"共 {close.size} 个元素中有 {int(close.size - close.sum())} 个数值不对"
     return None
+
+
+def float_safe(check: Callable) -> Callable:
+    """Decorate a ``check_*`` so that building its hidden cases ignores numpy's error settings.
+
+    A learner who ran ``np.seterr(all="raise")`` (to hunt an overflow) must still get a verdict,
+    not a ``FloatingPointError`` traceback from the reference computation (e.g. exp underflow).
+    """
+    @functools.wraps(check)
+    def wrapper(*args, **kwargs):
+        with np.errstate(all="ignore"):
+            return check(*args, **kwargs)
+    return wrapper
 
 
 def _signature_problem(fn: Callable, args: tuple, kwargs: dict) -> str | None:

@@ -8,11 +8,12 @@ from __future__ import annotations
 import numpy as np
 
 from ..heads import multi_head_self_attention, split_heads
-from .core import Case, CheckResult, run_check
+from .core import Case, CheckResult, float_safe, run_check
 
 __all__ = ["check_split_heads", "check_multi_head"]
 
 
+@float_safe
 def check_split_heads(fn) -> CheckResult:
     """Check ``fn(Y, n_heads) -> Z``: (T, h*d_head) -> (h, T, d_head), head i = columns i*d_head:(i+1)*d_head."""
     rng = np.random.default_rng(20260211)
@@ -31,6 +32,7 @@ def check_split_heads(fn) -> CheckResult:
     return run_check("check_split_heads", fn, cases, atol=0.0, rtol=0.0)
 
 
+@float_safe
 def check_multi_head(fn) -> CheckResult:
     """Check ``fn(X, W_Q, W_K, W_V, W_O, n_heads) -> output`` of shape (T, d_out)."""
     rng = np.random.default_rng(20260311)

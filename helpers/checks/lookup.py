@@ -16,11 +16,12 @@ import numpy as np
 from ..contextual import contextual_mix
 from ..geometry import cosine_similarity
 from ..soft_lookup import soft_lookup, soft_lookup_jacobian
-from .core import Case, CheckResult, run_check
+from .core import Case, CheckResult, float_safe, run_check
 
 __all__ = ["check_cosine", "check_contextual_mix", "check_soft_lookup", "check_soft_lookup_jacobian"]
 
 
+@float_safe
 def check_cosine(fn) -> CheckResult:
     """Check ``fn(a, b) -> float``: the cosine of the angle between two vectors of shape (d,)."""
     rng = np.random.default_rng(20260201)
@@ -40,6 +41,7 @@ def check_cosine(fn) -> CheckResult:
     return run_check("check_cosine", fn, cases, atol=1e-9, rtol=1e-9)
 
 
+@float_safe
 def check_contextual_mix(fn) -> CheckResult:
     """Check ``fn(weights, vectors) -> (d,)``: the weighted sum sum_j weights[j] * vectors[j]."""
     rng = np.random.default_rng(20260211)
@@ -60,6 +62,7 @@ def check_contextual_mix(fn) -> CheckResult:
     return run_check("check_contextual_mix", fn, cases, atol=1e-9, rtol=1e-9)
 
 
+@float_safe
 def check_soft_lookup(fn) -> CheckResult:
     """Check ``fn(q, K, V, temperature) -> output`` of shape (d_v,): softmax(K q / temperature) @ V."""
     rng = np.random.default_rng(20260202)
@@ -87,6 +90,7 @@ def check_soft_lookup(fn) -> CheckResult:
     return run_check("check_soft_lookup", fn, cases, atol=1e-8, rtol=1e-6)
 
 
+@float_safe
 def check_soft_lookup_jacobian(fn) -> CheckResult:
     """Check ``fn(q, K, V, temperature) -> J`` of shape (d_v, d_k), J[a, b] = d output[a] / d q[b]."""
     rng = np.random.default_rng(20260222)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..attention import scaled_dot_product_attention
-from .core import Case, CheckResult, run_check
+from .core import Case, CheckResult, float_safe, run_check
 
 __all__ = ["check_make_causal_mask", "check_causal_attention", "check_left_padded_causal_mask"]
 
@@ -29,6 +29,7 @@ def _reference_mask(T: int) -> np.ndarray:
     return M
 
 
+@float_safe
 def check_make_causal_mask(fn) -> CheckResult:
     """Check a learner's ``fn(T) -> M``, the additive causal mask of shape (T, T) (0 / -inf)."""
     cases = [
@@ -56,6 +57,7 @@ def _far_apart_case():
     return Q, K, V
 
 
+@float_safe
 def check_causal_attention(fn) -> CheckResult:
     """Check a learner's ``fn(Q, K, V) -> output``: causal scaled dot-product self-attention.
 
@@ -97,6 +99,7 @@ def _reference_left_padded(T: int, n_pad: int) -> np.ndarray:
     return allowed
 
 
+@float_safe
 def check_left_padded_causal_mask(fn) -> CheckResult:
     """Check a learner's ``fn(T, n_pad) -> allowed``: boolean (T, T) causal mask for a left-padded sequence.
 

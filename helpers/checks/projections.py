@@ -13,7 +13,7 @@ import numpy as np
 
 from ..projections import project_qkv
 from ..scores import additive_attention_scores, dot_product_scores
-from .core import Case, CheckResult, run_check
+from .core import Case, CheckResult, float_safe, run_check
 
 __all__ = [
     "check_project",
@@ -27,6 +27,7 @@ def _weights(rng, d_model: int, d_k: int, d_v: int):
     return rng.normal(size=(d_model, d_k)), rng.normal(size=(d_model, d_k)), rng.normal(size=(d_model, d_v))
 
 
+@float_safe
 def check_project(fn) -> CheckResult:
     """Check ``fn(X, W_Q, W_K, W_V) -> (Q, K, V)`` with X of shape (T, d_model).
 
@@ -49,6 +50,7 @@ def check_project(fn) -> CheckResult:
                      general_hint="返回元组（tuple）(Q, K, V)。")
 
 
+@float_safe
 def check_cross_project(fn) -> CheckResult:
     """Check ``fn(X_q, X_kv, W_Q, W_K, W_V) -> (Q, K, V)`` for cross-attention.
 
@@ -74,6 +76,7 @@ def check_cross_project(fn) -> CheckResult:
                      general_hint="返回元组（tuple）(Q, K, V)。")
 
 
+@float_safe
 def check_scores(fn) -> CheckResult:
     """Check ``fn(Q, K) -> S`` with Q (T_q, d_k), K (T_k, d_k) and S (T_q, T_k), ``S[i, j] = q_i . k_j``."""
     rng = np.random.default_rng(20260205)
@@ -96,6 +99,7 @@ def check_scores(fn) -> CheckResult:
     return run_check("check_scores", fn, cases, atol=1e-9, rtol=1e-9)
 
 
+@float_safe
 def check_additive_scores(fn) -> CheckResult:
     """Check ``fn(Q, K, W_q, W_k, w) -> S`` with ``S[i, j] = w . tanh(q_i W_q + k_j W_k)``.
 

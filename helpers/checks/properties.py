@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from .core import Case, CheckResult, run_check
+from .core import Case, CheckResult, float_safe, run_check
 
 __all__ = ["check_permutation_matrix", "check_score_matrix_bytes", "check_dependency_pattern"]
 
 
+@float_safe
 def check_permutation_matrix(fn) -> CheckResult:
     """Check a learner's ``fn(perm) -> P`` with ``P @ X == X[perm]`` (P of shape (T, T))."""
     hint = ("P 的第 i 行要挑出 X 的第 perm[i] 行，所以第 i 行唯一的 1 在第 perm[i] 列"
@@ -23,6 +24,7 @@ def check_permutation_matrix(fn) -> CheckResult:
     return run_check("check_permutation_matrix", fn, cases, atol=0.0, rtol=0.0)
 
 
+@float_safe
 def check_score_matrix_bytes(fn) -> CheckResult:
     """Check a learner's ``fn(T, itemsize, batch=1, heads=1) -> int``: bytes of all score matrices."""
     hint = "一个分数矩阵有 T × T 个数，每个数占 itemsize 个字节（不是比特）；每个序列、每个头各有一个分数矩阵。"
@@ -37,6 +39,7 @@ def check_score_matrix_bytes(fn) -> CheckResult:
     return run_check("check_score_matrix_bytes", fn, cases, atol=0.0, rtol=0.0)
 
 
+@float_safe
 def check_dependency_pattern(fn) -> CheckResult:
     """Check a learner's ``fn(T, causal) -> D``: boolean (T, T), ``D[i, j]`` = output i depends on token j."""
     hint = ("没有掩码时，每个输出都混合了所有 token；有因果掩码时，输出 i 只混合第 1 到第 i 个 token"

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .core import Case, CheckResult, run_check
+from .core import Case, CheckResult, float_safe, run_check
 
 __all__ = ["check_referent_margin", "check_special_share"]
 
@@ -37,6 +37,7 @@ def _share_reference(A, positions):
     return total / (L * H * T)
 
 
+@float_safe
 def check_referent_margin(fn) -> CheckResult:
     """Check ``fn(attn, i, a, b) -> (L, H)`` array of attn[l, h, i, a] - attn[l, h, i, b]."""
     rng = np.random.default_rng(20260213)
@@ -52,6 +53,7 @@ def check_referent_margin(fn) -> CheckResult:
     return run_check("check_referent_margin", fn, cases, atol=1e-12, rtol=1e-9)
 
 
+@float_safe
 def check_special_share(fn) -> CheckResult:
     """Check ``fn(attn, positions) -> float``: mean over layers, heads and query rows of the weight on ``positions``."""
     rng = np.random.default_rng(20260214)

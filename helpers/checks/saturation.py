@@ -14,11 +14,12 @@ import math
 import numpy as np
 
 from ..softmax import softmax, softmax_jacobian
-from .core import Case, CheckResult, run_check
+from .core import Case, CheckResult, float_safe, run_check
 
 __all__ = ["check_dot_variance", "check_scaled_scores", "check_softmax_jacobian", "check_is_attention_matrix"]
 
 
+@float_safe
 def check_dot_variance(fn) -> CheckResult:
     """Check ``fn(d_k, var_q, var_k) -> float``: Var(q . k) for independent zero-mean components.
 
@@ -46,6 +47,7 @@ def check_dot_variance(fn) -> CheckResult:
     return run_check("check_dot_variance", fn, cases, atol=0.0, rtol=1e-9)
 
 
+@float_safe
 def check_scaled_scores(fn) -> CheckResult:
     """Check ``fn(Q, K) -> (T_q, T_kv)``: the scores Q K^T / sqrt(d_k) for Q (T_q, d_k), K (T_kv, d_k).
 
@@ -75,6 +77,7 @@ def check_scaled_scores(fn) -> CheckResult:
                      general_hint="先算每个查询与每个键的点积，再除以键宽度的平方根。")
 
 
+@float_safe
 def check_softmax_jacobian(fn) -> CheckResult:
     """Check ``fn(a) -> (T, T)``: J[i, j] = a_i (delta_ij - a_j) for softmax weights a of shape (T,)."""
     rng = np.random.default_rng(20260225)
@@ -96,6 +99,7 @@ def check_softmax_jacobian(fn) -> CheckResult:
     return run_check("check_softmax_jacobian", fn, cases, atol=1e-12, rtol=1e-9)
 
 
+@float_safe
 def check_is_attention_matrix(fn) -> CheckResult:
     """Check ``fn(A) -> bool``: True iff every ROW of A is non-negative and sums to 1 (within 1e-6).
 

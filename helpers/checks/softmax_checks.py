@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..softmax import softmax
-from .core import Case, CheckResult, run_check
+from .core import Case, CheckResult, float_safe, run_check
 
 __all__ = ["check_softmax"]
 
@@ -14,6 +14,7 @@ _ROW_MAX_HINT = ("减去的应是每一行自己的最大值（per-row max），
                  "一行若远低于全局最大值，它的 exp 会全部下溢成 0，得到 0/0。")
 
 
+@float_safe
 def check_softmax(fn) -> CheckResult:
     """Check a learner's softmax ``fn(x) -> weights`` along the last axis, for x of shape (..., n).
 

@@ -7,11 +7,12 @@ import numpy as np
 from ..attention import self_attention
 from ..book import example_inputs
 from ..shapes import qkv_parameter_count
-from .core import Case, CheckResult, run_check
+from .core import Case, CheckResult, float_safe, run_check
 
 __all__ = ["check_five_steps", "check_qkv_parameter_count"]
 
 
+@float_safe
 def check_five_steps(fn) -> CheckResult:
     """Check a learner's ``fn(X, W_Q, W_K, W_V) -> output`` built from the five steps.
 
@@ -45,6 +46,7 @@ def check_five_steps(fn) -> CheckResult:
     return run_check("check_five_steps", fn, cases, atol=1e-8, rtol=1e-6)
 
 
+@float_safe
 def check_qkv_parameter_count(fn) -> CheckResult:
     """Check a learner's ``fn(d_model, d_k, d_v) -> int``: entries of W_Q, W_K, W_V (one head, no bias)."""
     cases = [

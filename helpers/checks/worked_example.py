@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..book import exact_values
-from .core import FAIL, Case, CheckResult, _signature_problem, run_check
+from .core import FAIL, Case, CheckResult, _signature_problem, float_safe, run_check
 
 __all__ = ["check_worked_example_row"]
 
@@ -25,6 +25,7 @@ _OUTPUT_HINT = (
 )
 
 
+@float_safe
 def check_worked_example_row(fn, row: int = 2) -> CheckResult:
     """Check one row of A and of the output of the book's example (rows counted from 1).
 
