@@ -106,3 +106,49 @@ def test_multi_head_batched_variant_passes_and_classic_slips_fail(capsys):
     assert not check_multi_head(lambda *a: _mha_with(_global_max_softmax, *a))
     out = capsys.readouterr().out
     assert "每一行自己的最大值" in out
+
+
+# ---- reviewer's extra wrong answers and correct variants (issue 12 review) ---------------------
+
+def _review_verdict(check, fn, capsys):
+    import io
+    import contextlib
+
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf):
+        result = check(fn)
+    capsys.readouterr()
+    return bool(result), buf.getvalue()
+
+
+def _review_sm(S):
+    e = np.exp(S - S.max(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+def _review_mh(X, W_Q, W_K, W_V, W_O, h, concat="heads-major", per_head_proj=False, mean=False):
+    T = X.shape[0]
+    Q, K, V = X @ W_Q, X @ W_K, X @ W_V
+    dk, dv = Q.shape[1] // h, V.shape[1] // h
+    Qh, Kh, Vh = (Y.reshape(T, h, d).transpose(1, 0, 2) for Y, d in ((Q, dk), (K, dk), (V, dv)))
+    O = _review_sm(Qh @ Kh.transpose(0, 2, 1) / np.sqrt(dk)) @ Vh            # (h, T, dv)
+    if per_head_proj:                                                          # sum_i O_i W_O[rows of head i]
+        out = sum(O[i] @ W_O[i * dv:(i + 1) * dv] for i in range(h))
+        return out / h if mean else out
+    if concat == "heads-major":
+        return O.transpose(1, 0, 2).reshape(T, -1) @ W_O
+    return O.transpose(1, 2, 0).reshape(T, -1) @ W_O                         # interleaved columns
+
+
+def test_review_head_variants(capsys):
+    cases = [
+        (check_split_heads, lambda Y, h: Y.T.reshape(h, -1, Y.shape[0]), False),                   # (h, d_head, T)
+        (check_split_heads, lambda Y, h: Y.T.reshape(h, -1, Y.shape[0]).transpose(0, 2, 1), True),
+        (check_split_heads, lambda Y, h: [Y[:, i * (Y.shape[1] // h):(i + 1) * (Y.shape[1] // h)] for i in range(h)], True),
+        (check_multi_head, lambda *a: _review_mh(*a, concat="interleaved"), False),
+        (check_multi_head, lambda *a: _review_mh(*a, per_head_proj=True), True),          # same maths, summed per head
+        (check_multi_head, lambda *a: _review_mh(*a, per_head_proj=True, mean=True), False),  # averaged heads
+    ]
+    for check, fn, should_pass in cases:
+        passed, out = _review_verdict(check, fn, capsys)
+        assert passed == should_pass, out

@@ -148,3 +148,49 @@ def test_messages_never_reveal_expected_values(capsys):
     for x in expected:
         for fmt in ("{:.2f}", "{:.3f}", "{:.4f}", "{:.3g}"):
             assert fmt.format(x) not in out, out
+
+
+# ---- reviewer's extra wrong answers and correct variants (issue 12 review) ---------------------
+
+def _review_verdict(check, fn, capsys):
+    import io
+    import contextlib
+
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf):
+        result = check(fn)
+    capsys.readouterr()
+    return bool(result), buf.getvalue()
+
+
+def _sm(x):
+    e = np.exp(x - np.max(x))
+    return e / e.sum()
+
+
+REVIEW_LOOKUP = [
+    # (check, fn, should_pass)
+    (check_cosine, lambda a, b: round(float(a @ b / (np.linalg.norm(a) * np.linalg.norm(b))), 4), False),
+    (check_cosine, lambda a, b: float(np.corrcoef(a, b)[0, 1]), False),           # Pearson: centres first
+    (check_cosine, lambda a, b: a @ b / (np.linalg.norm(a) * np.linalg.norm(b) + 1e-3), False),
+    (check_cosine, lambda a, b: 1 - np.linalg.norm(a / np.linalg.norm(a) - b / np.linalg.norm(b)) ** 2 / 2, True),
+    (check_contextual_mix, lambda w, X: _sm(w) @ X, False),                       # softmax applied again
+    (check_contextual_mix, lambda w, X: np.einsum("t,td->d", w, X), True),
+    (check_contextual_mix, lambda w, X: (X.T @ w).tolist(), True),
+    (check_soft_lookup, lambda q, K, V, t: _sm(K @ q / t / np.sqrt(len(q))) @ V, False),   # extra 1/sqrt(d_k)
+    (check_soft_lookup, lambda q, K, V, t: _sm(K @ q * t) @ V, False),                     # multiplies by t
+    (check_soft_lookup, lambda q, K, V, t: (lambda e: e / e.sum())(np.exp(np.clip(K @ q / t, -700, 700))) @ V, False),
+    (check_soft_lookup, lambda q, K, V, t: _sm((K / np.linalg.norm(K, axis=1, keepdims=True)) @ (q / np.linalg.norm(q)) / t) @ V, False),
+    (check_soft_lookup, lambda q, K, V, t: V.T @ _sm(K @ q / t), True),
+    (check_soft_lookup_jacobian,
+     lambda q, K, V, t: (lambda w: -V.T @ np.outer(w, w) @ K / t)(_sm(K @ q / t)), False),  # diagonal part lost
+    (check_soft_lookup_jacobian,
+     lambda q, K, V, t: (lambda w: (K.T @ (np.diag(w) - np.outer(w, w)) @ V / t).T)(_sm(K @ q / t)), True),
+]
+
+
+@pytest.mark.parametrize("k", range(len(REVIEW_LOOKUP)))
+def test_review_lookup_variants(k, capsys):
+    check, fn, should_pass = REVIEW_LOOKUP[k]
+    passed, out = _review_verdict(check, fn, capsys)
+    assert passed == should_pass, out

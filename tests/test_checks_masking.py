@@ -182,3 +182,53 @@ def test_left_padded_check_rejects(name, capsys):
 def test_left_padded_hint_names_the_nan_row(capsys):
     check_left_padded_causal_mask(PAD_WRONG["padding rows see nothing (NaN rows)"])
     assert "0/0 = NaN" in capsys.readouterr().out
+
+
+# ---- reviewer's extra wrong answers and correct variants (issue 12 review) ---------------------
+
+def _review_verdict(check, fn, capsys):
+    import io
+    import contextlib
+
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf):
+        result = check(fn)
+    capsys.readouterr()
+    return bool(result), buf.getvalue()
+
+
+def _review_causal(Q, K, V, fill=-np.inf, scale=None):
+    T = Q.shape[0]
+    S = Q @ K.T / np.sqrt(K.shape[1] if scale is None else scale)
+    S = np.where(np.tril(np.ones((T, T), bool)), S, fill)
+    return softmax(S, axis=-1) @ V
+
+
+def _left_padded(T, n):
+    a = np.tril(np.ones((T, T), bool))
+    a[:, :n] = False
+    a[np.arange(n), np.arange(n)] = True
+    return a
+
+
+REVIEW_MASKING = [
+    (check_make_causal_mask, lambda T: np.triu(np.ones((T, T)), 1) * -np.inf, False),        # 0 * -inf = NaN below
+    (check_make_causal_mask, lambda T: np.triu(np.full((T, T), -np.inf, dtype=np.float32), 1), True),
+    (check_make_causal_mask, lambda T: np.triu(np.full((T, T), -np.inf), 1).tolist(), True),
+    (check_causal_attention, lambda Q, K, V: _review_causal(Q, K, V, fill=np.finfo(float).min), True),
+    (check_causal_attention, lambda Q, K, V: _review_causal(Q, K, V, scale=Q.shape[0]), False),   # sqrt(T)
+    (check_causal_attention, lambda Q, K, V: softmax(Q @ K.T / np.sqrt(K.shape[1])
+                                                     + np.tril(np.ones((len(Q), len(Q)))), axis=-1) @ V, False),  # 0/1 mask added
+    (check_causal_attention, lambda Q, K, V: np.cumsum(V, 0) / np.arange(1, len(V) + 1)[:, None], False),  # ignores scores
+    (check_left_padded_causal_mask, lambda T, n: _left_padded(T, n).astype(int), True),
+    (check_left_padded_causal_mask, lambda T, n: np.where(_left_padded(T, n), 0.0, -np.inf), False),   # additive, not boolean
+    (check_left_padded_causal_mask, lambda T, n: _left_padded(T, max(n - 1, 0)), False),               # one pad too few
+    (check_left_padded_causal_mask, lambda T, n: _left_padded(T, n)[::-1, ::-1], False),               # right padding
+]
+
+
+@pytest.mark.parametrize("k", range(len(REVIEW_MASKING)))
+def test_review_masking_variants(k, capsys):
+    check, fn, should_pass = REVIEW_MASKING[k]
+    passed, out = _review_verdict(check, fn, capsys)
+    assert passed == should_pass, out

@@ -84,3 +84,43 @@ def test_messages_never_show_expected_numbers(capsys):
     assert not result
     assert re.findall(r"-?\d+\.\d+", out) == []
     assert "[[" not in out and "array(" not in out
+
+
+# ---- reviewer's extra wrong answers and correct variants (issue 12 review) ---------------------
+
+def _review_verdict(check, fn, capsys):
+    import io
+    import contextlib
+
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf):
+        result = check(fn)
+    capsys.readouterr()
+    return bool(result), buf.getvalue()
+
+
+def _add(Q, K, W_q, W_k, w):
+    return np.tanh((Q @ W_q)[:, None, :] + (K @ W_k)[None, :, :]) @ w
+
+
+REVIEW_PROJECTIONS = [
+    (check_project, lambda X, a, b, c: [X @ a, X @ b, X @ c], True),                         # a list is fine
+    (check_project, lambda X, a, b, c: ((a.T @ X.T).T, (b.T @ X.T).T, (c.T @ X.T).T), True),
+    (check_project, lambda X, a, b, c: np.stack([X @ a, X @ b, X @ c]), False),               # one array, not (Q, K, V)
+    (check_project, lambda X, a, b, c: {"Q": X @ a, "K": X @ b, "V": X @ c}, False),
+    (check_cross_project, lambda Xq, Xkv, a, b, c: (Xkv @ a, Xq @ b, Xq @ c), False),          # roles swapped
+    (check_scores, lambda Q, K: (K @ Q.T) if Q.shape == K.shape else Q @ K.T, False),         # transposed on square input only
+    (check_scores, lambda Q, K: (Q / np.linalg.norm(Q, axis=1, keepdims=True))
+     @ (K / np.linalg.norm(K, axis=1, keepdims=True)).T, False),                               # cosine, not dot product
+    (check_scores, lambda Q, K: np.einsum("id,jd->ij", Q, K).tolist(), True),
+    (check_additive_scores, lambda Q, K, Wq, Wk, w: np.tanh(((Q @ Wq)[:, None, :] + (K @ Wk)[None]) @ w), False),
+    (check_additive_scores, lambda Q, K, Wq, Wk, w: (np.tanh(Q @ Wq)[:, None, :] + np.tanh(K @ Wk)[None]) @ w, False),
+    (check_additive_scores, lambda Q, K, Wq, Wk, w: _add(Q, K, Wk, Wq, w) if Wq.shape == Wk.shape else _add(Q, K, Wq, Wk, w), False),
+]
+
+
+@pytest.mark.parametrize("k", range(len(REVIEW_PROJECTIONS)))
+def test_review_projection_variants(k, capsys):
+    check, fn, should_pass = REVIEW_PROJECTIONS[k]
+    passed, out = _review_verdict(check, fn, capsys)
+    assert passed == should_pass, out

@@ -49,3 +49,32 @@ def test_dependency_pattern_check(capsys):
                                         else np.ones((T, T), dtype=bool))   # off by one: one future token
     assert check_dependency_pattern(lambda T, causal: [[j <= i or not causal for j in range(T)] for i in range(T)])
     assert "全部 5 个隐藏用例通过" in capsys.readouterr().out
+
+
+# ---- reviewer's extra wrong answers and correct variants (issue 12 review) ---------------------
+
+def _review_verdict(check, fn, capsys):
+    import io
+    import contextlib
+
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf):
+        result = check(fn)
+    capsys.readouterr()
+    return bool(result), buf.getvalue()
+
+
+def test_review_property_variants(capsys):
+    cases = [
+        (check_permutation_matrix, lambda p: np.eye(len(p), dtype=bool)[list(p)], True),
+        (check_permutation_matrix, lambda p: [[int(j == p[i]) for j in range(len(p))] for i in range(len(p))], True),
+        (check_permutation_matrix, lambda p: np.eye(len(p))[np.argsort(p)], False),              # inverse permutation
+        (check_score_matrix_bytes, lambda T, s, batch=1, heads=1: float(T) ** 2 * s * batch * heads, True),
+        (check_score_matrix_bytes, lambda T, s, batch=1, heads=1: T * (T + 1) // 2 * s * batch * heads, False),  # causal half
+        (check_score_matrix_bytes, lambda T, s, batch=1, heads=1: T * T * s * (batch + heads - 1), False),
+        (check_dependency_pattern, lambda T, c: np.tril(np.ones((T, T))) if c else np.ones((T, T)), True),  # 0/1 floats
+        (check_dependency_pattern, lambda T, c: np.tril(np.ones((T, T), bool)) if c else np.eye(T, dtype=bool), False),
+    ]
+    for check, fn, should_pass in cases:
+        passed, out = _review_verdict(check, fn, capsys)
+        assert passed == should_pass, out

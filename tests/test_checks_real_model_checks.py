@@ -56,3 +56,34 @@ def test_share_correct_variants_pass(fn, capsys):
 @pytest.mark.parametrize("name", SHARE_WRONG)
 def test_share_rejects(name, capsys):
     assert _rejected(check_special_share(SHARE_WRONG[name]), capsys), name
+
+
+# ---- reviewer's extra wrong answers and correct variants (issue 12 review) ---------------------
+
+def _review_verdict(check, fn, capsys):
+    import io
+    import contextlib
+
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf):
+        result = check(fn)
+    capsys.readouterr()
+    return bool(result), buf.getvalue()
+
+
+REVIEW_REAL = [
+    (check_referent_margin, lambda A, i, a, b: A[:, :, i - 1, a - 1] - A[:, :, i - 1, b - 1], False),   # 1-based
+    (check_referent_margin, lambda A, i, a, b: np.log(A[:, :, i, a]) - np.log(A[:, :, i, b]), False),
+    (check_referent_margin, lambda A, i, a, b: (A[..., i, a] - A[..., i, b]).tolist(), True),
+    (check_special_share, lambda A, p: float(A[-1][..., p].sum(-1).mean()), False),                     # last layer only
+    (check_special_share, lambda A, p: float(np.median(A[..., p].sum(-1))), False),
+    (check_special_share, lambda A, p: A[..., p].sum(-1).mean(axis=(1, 2)), False),                     # per layer
+    (check_special_share, lambda A, p: A[..., sorted(set(p))].sum() / (A.size / A.shape[-1]), True),
+]
+
+
+@pytest.mark.parametrize("k", range(len(REVIEW_REAL)))
+def test_review_real_model_variants(k, capsys):
+    check, fn, should_pass = REVIEW_REAL[k]
+    passed, out = _review_verdict(check, fn, capsys)
+    assert passed == should_pass, out

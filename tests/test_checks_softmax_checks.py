@@ -102,3 +102,42 @@ def test_global_max_gets_the_per_row_hint(capsys):
     check_softmax(global_max)
     out = capsys.readouterr().out
     assert "相差很远的行" in out and "每一行自己的最大值" in out
+
+
+# ---- reviewer's extra wrong answers and correct variants (issue 12 review) ---------------------
+
+def _review_verdict(check, fn, capsys):
+    import io
+    import contextlib
+
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf):
+        result = check(fn)
+    capsys.readouterr()
+    return bool(result), buf.getvalue()
+
+
+def _review_rowwise(x, centre):
+    x = np.asarray(x, dtype=float)
+    e = np.exp(x - centre(x))
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+REVIEW_SOFTMAX = [
+    (lambda x: _review_rowwise(x, lambda x: np.max(x, axis=(-2, -1), keepdims=True) if x.ndim > 1 else x.max()), False),
+    (lambda x: _review_rowwise(x, lambda x: np.median(x, axis=-1, keepdims=True)), False),
+    (lambda x: _review_rowwise(x, lambda x: np.max(x, axis=0, keepdims=True)), False),        # column max
+    (lambda x: np.nan_to_num(_review_rowwise(x, lambda x: 0.0)), False),
+    (lambda x: np.exp(x - np.log(np.sum(np.exp(x), axis=-1, keepdims=True))), False),        # log-sum-exp without the max
+    (lambda x: good(np.asarray(x) / np.sqrt(np.shape(x)[-1])), False),                       # a temperature nobody asked for
+    (lambda x: x, False),
+    (lambda x: _review_rowwise(x, lambda x: np.max(x, axis=-1)[..., None]), True),
+    (lambda x: good(np.asarray(x, dtype=np.float32)), True),                                  # float32 all the way
+]
+
+
+@pytest.mark.parametrize("k", range(len(REVIEW_SOFTMAX)))
+def test_review_softmax_variants(k, capsys):
+    fn, should_pass = REVIEW_SOFTMAX[k]
+    passed, out = _review_verdict(check_softmax, fn, capsys)
+    assert passed == should_pass, out

@@ -96,3 +96,40 @@ def test_parameter_count_rejects_bias_and_constant_factors():
     assert not check_qkv_parameter_count(lambda d_model, d_k, d_v: d_model * (2 * d_k + d_v) + 2 * d_k + d_v)
     assert not check_qkv_parameter_count(lambda d_model, d_k, d_v: round(1.04 * d_model * (2 * d_k + d_v)))
     assert check_qkv_parameter_count(lambda d_model, d_k, d_v: float(d_model * d_k * 2 + d_model * d_v))
+
+
+# ---- reviewer's extra wrong answers and correct variants (issue 12 review) ---------------------
+
+def _review_verdict(check, fn, capsys):
+    import io
+    import contextlib
+
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf):
+        result = check(fn)
+    capsys.readouterr()
+    return bool(result), buf.getvalue()
+
+
+def _review_att(X, W_Q, W_K, W_V, scale_dim=None, causal=False):
+    Q, K, V = X @ W_Q, X @ W_K, X @ W_V
+    S = Q @ K.T / np.sqrt(K.shape[1] if scale_dim is None else scale_dim(X, W_Q, W_V))
+    if causal:
+        S = np.where(np.tril(np.ones(S.shape, bool)), S, -np.inf)
+    e = np.exp(S - S.max(axis=-1, keepdims=True))
+    return (e / e.sum(axis=-1, keepdims=True)) @ V
+
+
+def test_review_whole_formula_variants(capsys):
+    cases = [
+        (check_five_steps, lambda *a: _review_att(*a, scale_dim=lambda X, Wq, Wv: Wq.shape[0]), False),  # d_model
+        (check_five_steps, lambda *a: _review_att(*a, scale_dim=lambda X, Wq, Wv: 2), False),             # book's d_k hard-coded
+        (check_five_steps, lambda *a: _review_att(*a, causal=True), False),                               # causal mask not asked
+        (check_five_steps, lambda *a: _review_att(*a).tolist(), True),
+        (check_qkv_parameter_count, lambda d, k, v: d * (2 * k + v) + 2 * k + v, False),                 # biases
+        (check_qkv_parameter_count, lambda d, k, v: d * (2 * k + v) + v * d, False),                     # + W_O
+        (check_qkv_parameter_count, lambda d, k, v: float(d * (k + k + v)), True),
+    ]
+    for check, fn, should_pass in cases:
+        passed, out = _review_verdict(check, fn, capsys)
+        assert passed == should_pass, out
