@@ -13,7 +13,8 @@ import pytest
 
 import helpers as H
 from helpers.checks import check_attention_test, check_capstone
-from helpers.checks.capstone import _cases, _diagnose, _make_impl, _reference, helpers_references
+from helpers.checks.capstone import _cases, _diagnose, _reference, helpers_references
+from helpers.checks.written_test import _make_impl, _weights
 from helpers.heads import multi_head_self_attention
 
 
@@ -339,11 +340,6 @@ def test_not_done_yet_and_not_a_function(capsys):
 def test_the_implementations_are_what_they_claim():
     X = _rand(6, 4, 3)
     correct = _make_impl("correct")(X)
-    assert np.allclose(correct, _reference(X[None], *_make_impl_weights(4), np.eye(4), 1)[0])
+    assert np.allclose(correct, _reference(X[None], *_weights(4), np.eye(4), 1)[0])
     for kind in ("off by one", "no mask", "mask after softmax", "wrong axis", "position bias"):
         assert not np.allclose(_make_impl(kind)(X), correct), kind
-
-
-def _make_impl_weights(d):
-    from helpers.checks.capstone import _weights
-    return _weights(d)

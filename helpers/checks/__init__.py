@@ -28,10 +28,11 @@ from .softmax_checks import *  # noqa: F401,F403
 from .temperature import *  # noqa: F401,F403
 from .whole_formula import *  # noqa: F401,F403
 from .worked_example import *  # noqa: F401,F403
+from .written_test import *  # noqa: F401,F403
 
 from . import (block_norms, capstone, causal_bug_hunt, causal_example, core, decode, heads, lookup, masked_softmax, masking, padding, position_bias, projections, properties, real_model_checks,  # noqa: E402
-               reparam, saturation, score_scale, score_shift, softmax_checks, temperature, whole_formula, worked_example)
+               reparam, saturation, score_scale, score_shift, softmax_checks, temperature, whole_formula, worked_example, written_test)
 
 __all__ = sorted({name for mod in (block_norms, core, capstone, causal_bug_hunt, causal_example, position_bias, decode, heads, lookup, masked_softmax, masking, padding, projections, properties,
-                                   real_model_checks, reparam, saturation, score_scale, score_shift, softmax_checks, temperature, whole_formula, worked_example)
+                                   real_model_checks, reparam, saturation, score_scale, score_shift, softmax_checks, temperature, whole_formula, worked_example, written_test)
                   for name in mod.__all__})

@@ -1,6 +1,7 @@
 """Self-checks for the chapter's capstone (2.12).
 
-``from helpers.checks import check_capstone, check_attention_test``
+``from helpers.checks import check_capstone`` (part 2, the learner's own test, is
+:mod:`helpers.checks.written_test`)
 
 Part 1, :func:`check_capstone`: the learner writes batched, causal, multi-head
 self-attention from scratch, numpy only::
@@ -15,12 +16,6 @@ functions it calls; then a run with every ``helpers`` function replaced by a tri
 that records the call). Then it compares with an independent reference on hidden cases
 (one token, one head, d_v != d_k, huge scores, batches, d_out != d_model) and, on
 failure, names the classic mistake the output matches. No expected value is printed.
-
-Part 2, :func:`check_attention_test`: the learner writes a *test*
-``my_test(attn_fn) -> bool`` (False or an ``AssertionError`` = "this is not a correct
-causal self-attention"). The check runs it on one correct implementation and on broken
-ones (a mask off by one, no mask, mask after softmax, softmax along the wrong axis, a
-position-dependent bias); a good test accepts the correct one and rejects every broken one.
 """
 
 from __future__ import annotations
@@ -36,9 +31,9 @@ from contextlib import contextmanager, redirect_stdout
 
 import numpy as np
 
-from .core import FAIL, PASS, Case, CheckResult, run_check
+from .core import FAIL, Case, CheckResult, run_check
 
-__all__ = ["check_capstone", "check_attention_test"]
+__all__ = ["check_capstone"]
 
 
 # ---- reference (independent of helpers.attention: loops over batch and heads) -----------------
@@ -319,98 +314,3 @@ def check_capstone(fn) -> CheckResult:
     line = f"   诊断：在一个额外的小输入上，你的输出{diagnosis}"
     print(line)
     return CheckResult(result.name, False, result.n_cases, result.n_passed, result.message + "\n" + line)
-
-
-# ---- part 2: the learner writes the test -------------------------------------------------------
-
-def _weights(d: int):
-    g = np.random.default_rng(7000 + d)
-    return [g.normal(size=(d, d)) / math.sqrt(d) for _ in range(3)]
-
-
-def _make_impl(kind: str):
-    """An attention ``attn_fn(X) -> (T, d)`` for X of shape (T, d), with fixed hidden weights per d."""
-
-    def attn_fn(X):
-        X = np.asarray(X, dtype=float)
-        if X.ndim != 2:
-            raise ValueError(f"attn_fn expects X of shape (T, d); got shape {X.shape}")
-        T, d = X.shape
-        W_Q, W_K, W_V = _weights(d)
-        Q, K, V = X @ W_Q, X @ W_K, X @ W_V
-        S = Q @ K.T / math.sqrt(d)
-        i, j = np.indices((T, T))
-        if kind == "position bias":                  # an ALiBi-like bias: depends on where a token sits
-            S = S - 0.5 * (i - j)
-        blocked = {"off by one": j > i + 1, "no mask": np.zeros((T, T), bool)}.get(kind, j > i)
-        if kind == "mask after softmax":
-            A = np.where(blocked, 0.0, _stable_softmax(S))
-        elif kind == "wrong axis":
-            A = _stable_softmax(np.where(blocked, -np.inf, S), axis=0)
-        else:
-            A = _stable_softmax(np.where(blocked, -np.inf, S))
-        return A @ V
-
-    attn_fn.__name__ = attn_fn.__qualname__ = "attn_fn"
-    return attn_fn
-
-
-_BROKEN = {
-    "off by one": "掩码错了一位：每个词还能偷看它后面紧挨着的那一个词",
-    "no mask": "没有掩码：每个词都看得见整个序列",
-    "mask after softmax": "softmax 之后才把未来的权重清零（分母里仍有未来的词）",
-    "wrong axis": "softmax 沿错了轴（按列归一化）",
-    "position bias": "分数里加了一个随位置变化的偏置（偷偷用了词的位置）",
-}
-
-
-def _verdict(my_test, attn_fn) -> tuple[bool, str]:
-    """(accepted, note): did ``my_test`` accept ``attn_fn``? False/AssertionError/any exception = rejected."""
-    try:
-        with np.errstate(all="ignore"):
-            out = my_test(attn_fn)
-    except AssertionError:
-        return False, ""
-    except NotImplementedError:
-        raise
-    except Exception as exc:  # noqa: BLE001 - the learner's test may fail in any way
-        return False, f"{type(exc).__name__}: {exc}"
-    return (out is None or bool(out)), ""
-
-
-def check_attention_test(my_test) -> CheckResult:
-    """Check a learner's test ``my_test(attn_fn) -> bool`` of causal self-attention.
-
-    ``attn_fn(X)`` takes X of shape (T, d) (any T >= 1, d >= 1) and returns (T, d); its weights
-    are fixed and hidden. The test returns True (or None) to accept, False or raises
-    ``AssertionError`` to reject. A good test accepts the correct implementation and rejects
-    all the broken ones (mask off by one, no mask, mask after softmax, wrong softmax axis,
-    position-dependent bias). Prints which ones slip through, never how to catch them.
-    """
-    name = "check_attention_test"
-    if not callable(my_test):
-        msg = f"{FAIL} {name}：需要传入测试函数本身（不要加括号调用它），收到的是 {type(my_test).__name__}。"
-        print(msg)
-        return CheckResult(name, False, 1 + len(_BROKEN), 0, msg)
-    n = 1 + len(_BROKEN)
-    try:
-        ok, note = _verdict(my_test, _make_impl("correct"))
-        if not ok:
-            msg = (f"{FAIL} {name}：你的测试拒绝了一个**正确**的因果自注意力" + (f"（测试自己出错：{note}）" if note else "")
-                   + "。\n   提示：浮点数比较用 np.allclose；只有严格由因果性保证的量（前面各行）才能要求逐位相等。")
-            print(msg)
-            return CheckResult(name, False, n, 0, msg)
-        missed = [text for kind, text in _BROKEN.items() if _verdict(my_test, _make_impl(kind))[0]]
-    except NotImplementedError:
-        msg = f"{FAIL} {name}：还没写完——把 `raise NotImplementedError` 换成你的测试。"
-        print(msg)
-        return CheckResult(name, False, n, 0, msg)
-    if missed:
-        msg = (f"{FAIL} {name}：你的测试接受了正确的实现，但还不够好：{len(_BROKEN)} 个有毛病的实现里有 "
-               f"{len(missed)} 个被放过了：\n" + "\n".join(f"   - {m}" for m in missed)
-               + "\n   提示：每个被放过的实现，违反了正确的因果自注意力的哪一条性质？你的测试检验了那条性质吗？")
-        print(msg)
-        return CheckResult(name, False, n, n - len(missed), msg)
-    msg = f"{PASS} {name}：你的测试接受了正确的实现，并抓住了全部 {len(_BROKEN)} 个有毛病的实现。"
-    print(msg)
-    return CheckResult(name, True, n, n, msg)
