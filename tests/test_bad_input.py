@@ -136,3 +136,19 @@ def test_float16_with_a_minus_1e9_mask_agrees_on_both_paths():
 def test_plain_and_blockwise_raise_the_same_error(args, kwargs):
     errors = {_error(path, *args, **kwargs) for path in PATHS}
     assert len(errors) == 1, errors
+
+
+from hypothesis import given  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+from hypothesis.extra.numpy import arrays  # noqa: E402
+
+
+@given(arrays(np.float64, (T, T), elements=st.floats(-1e3, 1e3)))
+def test_any_float_mask_with_a_positive_entry_is_rejected_identically_else_accepted(m):
+    if (m > 0).any():
+        errors = {_error(path, Q, K, V, mask=m) for path in PATHS}
+        assert len(errors) == 1 and next(iter(errors))[0] is ValueError
+    else:
+        outs = [path(Q, K, V, mask=m) for path in PATHS]
+        for out in outs[1:]:
+            np.testing.assert_allclose(out, outs[0], rtol=1e-9, atol=1e-12)
