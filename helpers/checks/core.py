@@ -125,7 +125,7 @@ def float_safe(check: Callable) -> Callable:
     return wrapper
 
 
-def _signature_problem(fn: Callable, args: tuple, kwargs: dict) -> str | None:
+def signature_problem(fn: Callable, args: tuple, kwargs: dict) -> str | None:
     """Say (in Chinese) why ``fn`` cannot be called with ``args``/``kwargs``, or None if it can.
 
     Only the number of arguments and the keyword names are named, never their values.
@@ -189,7 +189,7 @@ def run_check(
         return CheckResult(name, False, len(cases), 0, msg)
     for k, case in enumerate(cases):
         where = f"第 {k + 1}/{len(cases)} 个用例（{case.label}）"
-        problem = _signature_problem(fn, case.args, case.kwargs)
+        problem = signature_problem(fn, case.args, case.kwargs)
         if problem:  # a wrong signature is not a wrong answer: no case hint, no Python traceback text
             msg = f"{FAIL} {name}：{problem}。"
             print(msg)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..book import exact_values
-from .core import FAIL, Case, CheckResult, _signature_problem, float_safe, run_check
+from .core import FAIL, Case, CheckResult, float_safe, run_check, signature_problem
 
 __all__ = ["check_worked_example_row"]
 
@@ -51,7 +51,7 @@ def check_worked_example_row(fn, row: int = 2) -> CheckResult:
     ex = exact_values()
     if not callable(fn):
         return run_check(f"check_worked_example_row(row={row})", fn, [])
-    problem = _signature_problem(fn, (), {})
+    problem = signature_problem(fn, (), {})
     if problem:  # the learner's function takes no arguments: say so in Chinese, not with a TypeError
         name = f"check_worked_example_row(row={row})"
         msg = f"{FAIL} {name}：{problem}（这个函数不需要参数，直接返回 (weights, output)）。"
