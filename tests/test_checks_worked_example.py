@@ -78,3 +78,30 @@ def test_classic_slips_fail(capsys):
     assert not check_worked_example_row(lambda: ([1.04 * x for x in a], out), row=2)
     assert not check_worked_example_row(lambda: (a, [1.04 * x for x in out]), row=2)
     assert not check_worked_example_row(lambda: ([0.25] * 4, [1.0, 1.5]), row=2)   # row 3's answer
+
+
+# ---- reviewer's wrong answers: constants typed with 3-4 decimals used to pass (atol was 1e-4) ----
+
+def _review_row2(sqrt2=math.sqrt(2), base=math.e):
+    import numpy as np
+    from helpers.book import exact_values
+
+    ex = exact_values()
+    s = ex["Q"][1] @ ex["K"].T / sqrt2
+    e = base ** (s - s.max())
+    w = e / e.sum()
+    return w, w @ ex["V"]
+
+
+@pytest.mark.parametrize("kwargs", [dict(sqrt2=1.414), dict(sqrt2=1.4142), dict(base=2.718)],
+                         ids=["sqrt2=1.414", "sqrt2=1.4142", "e=2.718"])
+def test_review_rounded_constants_fail(kwargs, capsys):
+    assert not check_worked_example_row(lambda: _review_row2(**kwargs), row=2)
+    assert "\u274c" in capsys.readouterr().out
+
+
+def test_review_full_precision_variants_pass(capsys):
+    import numpy as np
+
+    assert check_worked_example_row(lambda: _review_row2(), row=2)
+    assert check_worked_example_row(lambda: tuple(np.float32(x).tolist() for x in _review_row2()), row=2)
