@@ -38,6 +38,11 @@ def test_wrong_answers_fail(capsys):
         A = _softmax(S)
         return A @ V * valid[: len(Q), None] if len(Q) == len(valid) else A @ V
 
+    def mask_after_softmax_renormalised(Q, K, V, valid):   # exact in real numbers, not in floats
+        with np.errstate(invalid="ignore"):
+            A = _softmax(Q @ K.T / np.sqrt(K.shape[1])) * valid
+            return A / A.sum(axis=-1, keepdims=True) @ V
+
     def additive_01(Q, K, V, valid):                 # a float 0/1 mask *added* to the scores
         return _softmax(Q @ K.T / np.sqrt(K.shape[1]) + valid.astype(float)) @ V
 
@@ -50,6 +55,6 @@ def test_wrong_answers_fail(capsys):
     def scale_by_d_v(Q, K, V, valid):
         return _softmax(np.where(valid, Q @ K.T / np.sqrt(V.shape[1]), -np.inf)) @ V
 
-    for fn in (ignore_mask, mask_after_softmax, mask_on_queries, additive_01, off_by_one, no_scale, scale_by_d_v):
+    for fn in (ignore_mask, mask_after_softmax, mask_after_softmax_renormalised, mask_on_queries, additive_01, off_by_one, no_scale, scale_by_d_v):
         assert not check_key_padding_attention(fn), fn.__name__
     assert "填充" in capsys.readouterr().out

@@ -25,7 +25,7 @@ def test_wrong_answers_fail(capsys):
     for fn in wrong:
         assert not check_key_shift(fn)
     out = capsys.readouterr().out
-    assert "❌" in out and "查询" in out or "键" in out
+    assert out.count("❌") == len(wrong) and ("查询" in out or "键" in out)
 
 
 def test_stub_reports_not_done():
