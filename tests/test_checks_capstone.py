@@ -332,7 +332,7 @@ def test_not_done_yet_and_not_a_function(capsys):
         raise NotImplementedError
 
     assert not check_attention_test(stub)
-    assert "还没写完" in capsys.readouterr().out
+    assert "尚未完成" in capsys.readouterr().out
     assert not check_attention_test(True)
     assert "不要加括号" in capsys.readouterr().out
 

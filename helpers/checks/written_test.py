@@ -15,7 +15,7 @@ import math
 
 import numpy as np
 
-from .core import FAIL, PASS, CheckResult
+from .core import FAIL, PASS, TODO, CheckResult
 
 __all__ = ["check_attention_test"]
 
@@ -107,7 +107,7 @@ def check_attention_test(my_test) -> CheckResult:
             return CheckResult(name, False, n, 0, msg)
         missed = [text for kind, text in _BROKEN.items() if _verdict(my_test, _make_impl(kind))[0]]
     except NotImplementedError:
-        msg = f"{FAIL} {name}：还没写完——把 `raise NotImplementedError` 换成你的测试。"
+        msg = f"{TODO} {name}：尚未完成（not done yet）——把 `raise NotImplementedError` 换成你的测试，再运行这个单元。"
         print(msg)
         return CheckResult(name, False, n, 0, msg)
     if missed:
