@@ -263,17 +263,17 @@ def test_format_table():
 
 
 # --- the errata headline (issue 12): an explicit counting rule --------------
-# Every DISTINCT value the example prints (same digits + same true value = one
-# value; the givens are not counted), written out by hand with
+# Every DISTINCT ROUNDED value the example prints (the numbers written with "~";
+# same digits + same true value = one value), written out by hand with
 #   exact: its true value, computed here from sqrt(2) in closed form;
 #   book:  the expression the book writes for it, on the book's PRINTED operands;
 #   fixed: the same expression once the slip 0.450 is corrected to 0.449.
 E = math.exp
 _SLIP_FIX = 0.449
 _DISTINCT_BY_HAND = [
-    # integers of Q, K, V, S (and the 0 of S', the 0 term of step 5)
-    ("0", 0.0, 0.0, None), ("1", 1.0, 1.0, None), ("2", 2.0, 2.0, None),
-    ("3", 3.0, 3.0, None), ("4", 4.0, 4.0, None),
+    # the 0 of S' (0 / 1.414) and the 0 term of step 5 (0.450 x 0); the integers of
+    # Q, K, V, S are stated with "=" and counted as entries, not as values (below)
+    ("0", 0.0, 0.0, None),
     ("1.414", R2, R2, None),
     # S' = S / 1.414
     ("1.41", R2, 2 / 1.414, None), ("2.83", 2 * R2, 4 / 1.414, None),
@@ -349,12 +349,35 @@ def test_errata_rule_calls_exp_141_right_but_drifting():
     assert cats[("A[1,2]", "0.450")] == "slip"
 
 
-def test_errata_summary_reacts_to_a_new_slip():
+# The integer results stated with "=": Q, K, V (4 x 2 each), S (4 x 4), and their
+# restatements Q and K^T in step 2 and the value rows in step 5; the given x_1 is not one.
+INTEGER_ENTRIES_BY_HAND = 3 * 8 + 16 + 8 + 8 + 8
+
+
+def test_errata_counts_integers_as_entries_not_values():
+    from helpers.book import errata_summary, errata_values
+
+    s = errata_summary()
+    assert (s.integers, s.integers_wrong) == (INTEGER_ENTRIES_BY_HAND, 0)
+    assert all(v.printed not in {"1", "2", "3", "4"} for v in errata_values())
+
+
+def test_errata_summary_reacts_to_a_new_integer_slip():
+    from helpers.book import errata_headline, errata_summary
+
+    base = errata_summary()
+    changed = errata_summary(_replace("S", (1, 1), "5"))   # 0-based: S[2,2] = 0, stated with "=": 5 is a slip
+    assert changed.integers_wrong == base.integers_wrong + 1 and changed.wrong == base.wrong
+    assert "S[2,2]" in [sl.name for sl in changed.slips]
+    assert "1 of them wrong" in errata_headline(changed)
+
+
+def test_errata_summary_reacts_to_a_new_rounded_slip():
     from helpers.book import errata_summary
 
     base = errata_summary()
-    changed = errata_summary(_replace("S", (1, 1), "5"))          # S is stated with "=": 5 != 2 is a slip
-    assert changed.wrong == base.wrong + 1
+    changed = errata_summary(_replace("output", (2, 1), "1.100"))  # out[3,2] = 1.500, printed 1.100
+    assert changed.wrong == base.wrong + 1 and changed.distinct == base.distinct + 1   # a new value, and wrong
 
 
 def test_errata_headline_quotes_the_computed_numbers():
@@ -362,6 +385,6 @@ def test_errata_headline_quotes_the_computed_numbers():
 
     s = errata_summary()
     text = errata_headline(s)
-    for n in (s.distinct, s.wrong, s.drift, s.inherited):
+    for n in (s.distinct, s.wrong, s.drift, s.inherited, s.exact, s.integers):
         assert str(n) in text
     assert "0.450" in text and "0.449" in text and "1.224" in text
