@@ -43,6 +43,8 @@ def nearest_ok_normalised(c, E):
 def test_nearest_word_accepts(capsys):
     _passes(capsys, check_nearest_word(nearest_ok))
     _passes(capsys, check_nearest_word(nearest_ok_normalised))
+    # dividing by |c| does not change the argmax: leaving it out is still correct
+    _passes(capsys, check_nearest_word(lambda c, E: int(np.argmax((E @ c) / np.linalg.norm(E, axis=1)))))
 
 
 @pytest.mark.parametrize("wrong", [
@@ -52,6 +54,9 @@ def test_nearest_word_accepts(capsys):
     lambda c, E: int(np.argmin((E @ c) / np.linalg.norm(E, axis=1))),        # argmin
     lambda c, E: int(np.argmax((E @ c) / np.linalg.norm(c))),                # divides by the wrong norm
     lambda c, E: nearest_ok(c, E) + 1,                                       # 1-based index
+    lambda c, E: int(np.argmax((E @ c) / np.linalg.norm(E, axis=0).sum())),  # norms down the wrong axis
+    lambda c, E: float(np.max((E @ c) / np.linalg.norm(E, axis=1))),         # the best cosine, not its index
+    lambda c, E: E[nearest_ok(c, E)],                                        # the word vector, not its index
 ])
 def test_nearest_word_rejects(capsys, wrong):
     _fails(capsys, check_nearest_word(wrong))

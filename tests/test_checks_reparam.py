@@ -34,6 +34,8 @@ def test_matching_key_projection_accepts(capsys):
     _passes(capsys, check_matching_key_projection(lambda W_K, R: W_K @ np.linalg.inv(R).T))
     _passes(capsys, check_matching_key_projection(lambda W_K, R: np.linalg.solve(R, W_K.T).T))
     _passes(capsys, check_matching_key_projection(lambda W_K, R: W_K @ np.linalg.inv(R.T)))
+    _passes(capsys, check_matching_key_projection(lambda W_K, R: W_K @ np.linalg.pinv(R).T))
+    _passes(capsys, check_matching_key_projection(lambda W_K, R: (np.linalg.inv(R) @ W_K.T).T))
 
 
 @pytest.mark.parametrize("wrong", [
@@ -43,6 +45,9 @@ def test_matching_key_projection_accepts(capsys):
     lambda W_K, R: W_K @ np.linalg.inv(R),     # missing transpose
     lambda W_K, R: (np.linalg.inv(R) @ W_K.T),  # wrong shape (transposed result)
     lambda W_K, R: W_K / np.linalg.det(R),     # scalar fudge
+    lambda W_K, R: W_K / np.diag(R),           # right for a diagonal R only
+    lambda W_K, R: W_K @ (1.0 / np.where(R == 0, 1.0, R)).T,   # element-wise reciprocal instead of the inverse
+    lambda W_K, R: (np.linalg.inv(R).T @ W_K.T).T,             # = W_K R^{-1}: transposes in the wrong order
 ])
 def test_matching_key_projection_rejects(capsys, wrong):
     _fails(capsys, check_matching_key_projection(wrong))

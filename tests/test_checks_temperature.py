@@ -61,6 +61,11 @@ def test_temperature_gradient_accepts(capsys):
     lambda q, K, V, tau: 1.05 * dtau_ok(q, K, V, tau),            # constant factor
     lambda q, K, V, tau: -((np.exp(K @ q / tau) / np.exp(K @ q / tau).sum()) * (K @ q)) @ V / tau**2,  # not centred
     lambda q, K, V, tau: V.T @ (np.diag(np.exp(K @ q / tau) / np.exp(K @ q / tau).sum())) @ (-(K @ q) / tau**2),  # diag only
+    lambda q, K, V, tau: dtau_ok(q, K, V, tau) / tau,             # d(s/tau)/dtau written with the scaled scores
+    lambda q, K, V, tau: dtau_ok(q, K, V, 1.0) / tau**2,          # softmax weights taken at tau = 1
+    lambda q, K, V, tau: -dtau_ok(q, K, V, tau) * tau**2,         # derivative with respect to 1/tau
+    lambda q, K, V, tau: (_soft(q, K, V, tau + 1e-5) - _soft(q, K, V, tau)) / 1e-5,  # crude forward difference
+    lambda q, K, V, tau: np.zeros(np.shape(V)[1]),                # "the output does not depend on tau"
 ])
 def test_temperature_gradient_rejects(capsys, wrong):
     with np.errstate(over="ignore", invalid="ignore"):
