@@ -35,7 +35,7 @@ import numpy as np  # noqa: E402
 
 from helpers.plotting import DIVERGING_CMAP  # noqa: E402
 from helpers.saturation_view import D_K_OPTIONS, bank_summary, saturation_state  # noqa: E402
-from helpers.saturation_widget import (HALF_WIDTH, J_LIMIT, SCALED_COLOR, UNSCALED_COLOR,  # noqa: E402
+from helpers.saturation_widget import (FIGSIZE, HALF_WIDTH, J_LIMIT, SCALED_COLOR, UNSCALED_COLOR,  # noqa: E402
                                        saturation_explorer, score_limit)
 
 
@@ -54,7 +54,10 @@ def naive_figure_png(view, summary) -> bytes:
     x = np.arange(1, T + 1)
     shown, ghost = view.shown, view.ghost
     c_shown, c_ghost = (SCALED_COLOR, UNSCALED_COLOR) if view.divide else (UNSCALED_COLOR, SCALED_COLOR)
-    fig, ((ax_s, ax_w), (ax_c, ax_j)) = plt.subplots(2, 2, figsize=(9.0, 5.6), dpi=100)
+    from matplotlib.lines import Line2D
+    from matplotlib.patches import Patch
+
+    fig, ((ax_s, ax_w), (ax_c, ax_j)) = plt.subplots(2, 2, figsize=FIGSIZE, dpi=100)
     for mode, color in ((view.unscaled, UNSCALED_COLOR), (view.scaled, SCALED_COLOR)):
         ax_s.axhspan(-mode.std_theory, mode.std_theory, color=color, alpha=0.15, lw=0)
     for ax, g, s in ((ax_s, ghost.scores, shown.scores), (ax_w, ghost.weights, shown.weights)):
@@ -77,7 +80,15 @@ def naive_figure_png(view, summary) -> bytes:
     ax_c.set_ylabel("median over seeds")
     mesh = ax_j.pcolormesh(shown.jacobian, cmap=DIVERGING_CMAP, vmin=-J_LIMIT, vmax=J_LIMIT)
     fig.colorbar(mesh, ax=ax_j, label=r"$J_{ij}$")
-    fig.tight_layout()
+    for ax, title in ((ax_s, r"scores (band: $\pm$ theory std)"), (ax_w, "softmax weights"),
+                      (ax_c, r"max weight (solid), $\|J\|_F$ (dashed)"), (ax_j, "Jacobian of the shown mode")):
+        ax.set_title(title)
+    fig.legend(handles=[Patch(color=UNSCALED_COLOR, label="unscaled"),
+                        Patch(color=SCALED_COLOR, label=r"divided by $\sqrt{d_k}$"),
+                        Patch(facecolor="none", edgecolor="0.3", label="hollow: the other mode"),
+                        Line2D([], [], color="0.5", ls=":", label="uniform $1/T$")],
+               loc="upper center", ncol=4, frameon=False)
+    fig.tight_layout(rect=(0, 0, 1, 0.93))
     out = io.BytesIO()
     fig.savefig(out, format="png", bbox_inches="tight")
     plt.close(fig)

@@ -29,7 +29,7 @@ __all__ = ["UNSCALED_COLOR", "SCALED_COLOR", "PRESETS", "SaturationFigure", "Sat
 
 UNSCALED_COLOR = "#dd8452"
 SCALED_COLOR = "#4c72b0"
-FIGSIZE = (9.0, 5.6)
+FIGSIZE = (9.0, 6.0)
 HALF_WIDTH = 0.4
 J_LIMIT = 0.25  # |J_ij| <= 1/4 for every softmax: a fixed colour scale
 #: The guided steps of the notebook: name -> (d_k, 1/tau, divide by sqrt(d_k)).
@@ -141,9 +141,14 @@ class SaturationFigure:
             ax.set_xlim(0.5, T + 0.5)
             ax.set_xlabel("key j")
             ax.set_xticks(np.arange(1, T + 1)[:: max(1, T // 4)])
-        self.ax_w.legend(handles=[Patch(color=UNSCALED_COLOR, label="unscaled"),
-                                  Patch(color=SCALED_COLOR, label=r"$/\sqrt{d_k}$")], loc="upper left",
-                         frameon=False, fontsize=STYLE["legend.fontsize"])
+        # One legend for the whole figure, above the panels (inside the weights panel it hid the tallest bars):
+        # colour = mode (in every panel), filled = the mode the checkbox chose, hollow = the other mode.
+        self.fig.legend(handles=[Patch(color=UNSCALED_COLOR, label="unscaled"),
+                                 Patch(color=SCALED_COLOR, label=r"divided by $\sqrt{d_k}$"),
+                                 Patch(facecolor="none", edgecolor="0.3", label="hollow: the other mode"),
+                                 Line2D([], [], color="0.5", lw=1.0, ls=":", label="uniform $1/T$")],
+                        loc="upper center", ncol=4, frameon=False, fontsize=STYLE["legend.fontsize"],
+                        bbox_to_anchor=(0.5, 1.0), handlelength=1.5, columnspacing=1.2)
         self.ax_c.set_xscale("log", base=2)
         self.ax_c.set_xlim(D_K_OPTIONS[0] * 0.8, D_K_OPTIONS[-1] * 1.25)
         self.ax_c.set_ylim(0, 1.05)
@@ -155,7 +160,7 @@ class SaturationFigure:
         self.ax_j.set_ylabel("i")
         self.ax_j.set_xticks(np.arange(1, T + 1)[:: max(1, T // 4)])
         self.ax_j.set_yticks(np.arange(1, T + 1)[:: max(1, T // 4)])
-        self.fig.subplots_adjust(left=0.08, right=0.97, top=0.94, bottom=0.1, wspace=0.3, hspace=0.55)
+        self.fig.subplots_adjust(left=0.08, right=0.97, top=0.87, bottom=0.09, wspace=0.3, hspace=0.55)
 
     def _background_for(self, ylim: float):
         if ylim != self._ylim:
@@ -203,15 +208,18 @@ class SaturationFigure:
 def encode_jpeg(canvas) -> bytes:
     """The canvas's current pixels as JPEG bytes, encoded by Pillow (matplotlib's own image library).
 
-    JPEG at quality 92 without chroma subsampling keeps the text crisp and costs a
-    fraction of PNG's per-row filters (which dominated the update at this size).
+    JPEG costs a fraction of PNG's per-row filters (which dominated the update at this
+    size). Quality 85 with 4:2:0 chroma subsampling: the text is black or grey (no
+    chroma), so it stays crisp; the colour bars look the same as at quality 92 without
+    subsampling, and the image is ~30% smaller and ~1 ms faster to encode.
     """
     from PIL import Image
 
     w, h = canvas.get_width_height(physical=True)
     out = io.BytesIO()
-    Image.frombuffer("RGBA", (w, h), canvas.buffer_rgba(), "raw", "RGBA", 0, 1).convert("RGB").save(
-        out, format="jpeg", quality=92, subsampling=0)
+    # The figure is opaque, so the RGBA buffer is read as RGBX: no RGB copy before encoding.
+    Image.frombuffer("RGBX", (w, h), canvas.buffer_rgba(), "raw", "RGBX", 0, 1).save(
+        out, format="jpeg", quality=85, subsampling=2)
     return out.getvalue()
 
 
@@ -251,7 +259,7 @@ class SaturationExplorer:
     seed_input : ipywidgets.BoundedIntText           which fixed draw
     preset_buttons : list of ipywidgets.Button       one per :data:`PRESETS` entry
     reset_button : ipywidgets.Button                 back to the starting values
-    image : ipywidgets.Image                         the PNG
+    image : ipywidgets.Image                         the JPEG
     readout : ipywidgets.HTML                        numbers in Chinese
     widget : ipywidgets.VBox                         everything, ready to display
     view, summary                                    what is shown now

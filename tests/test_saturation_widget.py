@@ -114,3 +114,16 @@ def test_benchmark_naive_baseline_draws_and_closes():
     n_before = len(plt.get_fignums())
     png = naive_figure_png(saturation_state(64, 1.0, False, 0), bank_summary(score_bank(16, 5), D_K_OPTIONS, 1.0))
     assert png.startswith(b"\x89PNG") and len(plt.get_fignums()) == n_before
+
+
+def test_legend_sits_above_the_panels_and_names_the_ghost_bars():
+    # inside the weights panel the legend hid the tallest bars (keys 1-2 at weight ~1)
+    fig = SaturationFigure(T=16)
+    fig.canvas.draw()
+    assert not any(ax.get_legend() for ax in fig.fig.axes)
+    (legend,) = fig.fig.legends
+    labels = [t.get_text() for t in legend.get_texts()]
+    assert "unscaled" in labels and any("hollow" in s for s in labels)
+    box = legend.get_window_extent(fig.canvas.get_renderer())
+    for ax in fig.fig.axes:
+        assert box.y0 >= ax.get_tightbbox(fig.canvas.get_renderer()).y1 - 1
