@@ -170,8 +170,11 @@ def install(page) -> None:
     page.add_init_script(_INIT_SCRIPT)
 
 
-def open_notebook(page, server, name: str, timeout_s: float = 120) -> None:
+def open_notebook(page, server, name: str, timeout_s: float = 120) -> int:
     """Open ``name`` in a fresh layout and wait until its kernel is idle.
+
+    Returns how many cells JupyterLab shows hidden on opening (those under a collapsed
+    选读 heading), then expands every heading so the robot can reach every output.
 
     A "Select Kernel" dialog (a notebook without kernelspec) is answered with the
     default kernel, as a learner would; any other dialog (e.g. "File Load Error") fails.
@@ -203,6 +206,11 @@ def open_notebook(page, server, name: str, timeout_s: float = 120) -> None:
         [name, ms])
     # More room for the notebook (and for screenshots): fold the file browser away.
     page.evaluate("() => window.jupyterapp.shell.collapseLeft()")
+    hidden = page.evaluate("p => window.__nbtest.panel(p).content.widgets.filter(c => c.isHidden).length", name)
+    page.evaluate("() => window.jupyterapp.commands.execute('notebook:expand-all-headings')")
+    page.wait_for_function("p => window.__nbtest.panel(p).content.widgets.every(c => !c.isHidden)", arg=name,
+                           timeout=ms)
+    return hidden
 
 
 def run_all(page, name: str, timeout_s: float = 300) -> NotebookRun:
@@ -523,3 +531,33 @@ def answer_prediction(page, info: dict, budget_s: float) -> dict:
         time.sleep(0.05)
     return {"cell": info["cell"], "feedback": feedback, "seconds": time.monotonic() - start,
             "locked": button.is_disabled()}
+
+
+# --------------------------------------------------------------------------- buttons (presets, reset)
+
+_BUTTONS_JS = """() => Array.from(document.querySelectorAll('.jp-Notebook .widget-button'))
+    .filter(b => !b.closest('.predict-question') && !b.disabled)
+    .map((b, k) => { b.dataset.nbtestButton = String(k);
+      return {k, cell: Number(b.closest('.jp-Cell').dataset.nbtestIndex), label: b.textContent.trim()}; })"""
+
+_BUTTON_DRIVEN_JS = _DRIVEN_JS.replace("[data-nbtest-slider=", "[data-nbtest-button=")
+
+
+def buttons(page) -> list[dict]:
+    """Widget buttons outside predict-then-run questions (e.g. the explorer's presets and reset)."""
+    return page.evaluate(_BUTTONS_JS)
+
+
+def click_button(page, info: dict, budget_s: float) -> SliderResult:
+    """Click a button like a learner; report whether what its cell shows changed (and how fast)."""
+    k = info["k"]
+    button = page.locator(f'[data-nbtest-button="{k}"]').first
+    button.scroll_into_view_if_needed()
+    page.wait_for_timeout(300)
+    fingerprint = lambda: hashlib.sha256(page.evaluate(_BUTTON_DRIVEN_JS, k).encode()).hexdigest()  # noqa: E731
+    before = fingerprint()
+    start = time.monotonic()
+    button.click()
+    seconds = _wait_settled(fingerprint, before, start, budget_s, grace_s=budget_s + 3)
+    return SliderResult(cell=info["cell"], label=info["label"], how="click", readout_before="",
+                        readout_after="", driven_changed=seconds is not None, seconds=seconds)

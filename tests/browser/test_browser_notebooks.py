@@ -22,6 +22,7 @@ import json
 from pathlib import Path
 
 import lab_driver as lab
+import nbformat
 import pytest
 
 pytestmark = pytest.mark.browser
@@ -44,7 +45,11 @@ def _write_summary(artifacts_dir):
 
 
 def _run_and_check(page, lab_server, name: str) -> lab.NotebookRun:
-    lab.open_notebook(page, lab_server, name)
+    hidden = lab.open_notebook(page, lab_server, name)
+    optional = [c for c in nbformat.read(lab_server.root / name, as_version=4).cells
+                if c.cell_type == "markdown" and c.source.lstrip("# ").startswith("选读")]
+    if optional:  # JupyterLab honours the committed collapse state: the notebook opens on its core path
+        assert hidden > 0, f"{name}: has 选读 sections but JupyterLab opened it with every cell shown"
     run = lab.run_all(page, name)
     tags = lab.notebook_tags(lab_server.root / name)
     problems = lab.problems(run, tags)
@@ -84,6 +89,9 @@ def test_notebook_runs_and_widgets_respond(page, lab_server, artifacts_dir, widg
     if found:  # the learner's first view of the widget, before anything is moved
         lab.screenshot_lab_at_cell(page, found[0]["cell"], artifacts_dir / f"{stem}-lab.png")
     results = []
+    first_views = {}
+    for info in found:
+        first_views.setdefault(info["cell"], lab.content(page, info["k"]))
     for info in found:
         original = lab.content(page, info["k"])
         there = lab.move_slider(page, info, "keyboard", widget_budget_s, artifacts_dir, stem)
@@ -119,6 +127,21 @@ def test_notebook_runs_and_widgets_respond(page, lab_server, artifacts_dir, widg
             f"{name}: checkbox '{res.label}' (cell {res.cell}) toggled but nothing it drives changed")
         assert res.seconds <= widget_budget_s, (
             f"{name}: checkbox '{res.label}': the view took {res.seconds:.2f} s (budget {widget_budget_s} s)")
+    # Buttons (the explorer's presets and reset): each preset changes the view; "reset" (重置)
+    # brings back the very first view the learner saw, pixel for pixel.
+    pressed = lab.buttons(page)
+    if name == "02-05-scaling-by-sqrt-dk.ipynb":
+        assert len(pressed) >= 2, f"{name}: expected preset and reset buttons, found {pressed}"
+    for info in pressed:
+        res = lab.click_button(page, info, widget_budget_s)
+        results.append(res)
+        assert res.driven_changed, f"{name}: button '{res.label}' (cell {res.cell}) changed nothing it drives"
+        assert res.seconds <= widget_budget_s, f"{name}: button '{res.label}': the view took {res.seconds:.2f} s"
+        if "重置" in info["label"] and info["cell"] in first_views:
+            slider_k = next(s["k"] for s in found if s["cell"] == info["cell"])
+            assert lab.content(page, slider_k) == first_views[info["cell"]], (
+                f"{name}: '{info['label']}' did not bring back the first view")
+
     # Predict-then-run questions: answered like a learner, the feedback (in Chinese) shows and
     # the answer locks, so the learner cannot change it after peeking at the next cell.
     predict_cells = [i for i, t in lab.notebook_tags(lab_server.root / name).items() if "predict" in t]
