@@ -90,3 +90,36 @@ def test_stub_is_not_done(capsys):
 
     r = check_fixed_causal_attention(stub)
     assert not r and "诊断" not in capsys.readouterr().out
+
+
+def after_softmax_renormalised(Q, K, V):
+    T = Q.shape[0]
+    future = np.triu(np.ones((T, T), bool), k=1)
+    A = np.where(future, 0.0, _softmax(Q @ K.T / np.sqrt(Q.shape[-1])))
+    with np.errstate(invalid="ignore"):
+        A = A / A.sum(-1, keepdims=True)
+    return A @ V
+
+
+def global_max_after_correct_mask(Q, K, V):
+    T = Q.shape[0]
+    S = np.where(np.tril(np.ones((T, T), bool)), Q @ K.T / np.sqrt(Q.shape[-1]), -np.inf)
+    with np.errstate(invalid="ignore", under="ignore"):
+        e = np.exp(S - S.max())
+        return e / e.sum(-1, keepdims=True) @ V
+
+
+@pytest.mark.parametrize("fn", [after_softmax_renormalised, global_max_after_correct_mask])
+def test_renormalised_after_softmax_and_global_max_are_rejected(capsys, fn):
+    # review (issue 12): both were accepted when every hidden case had rows of similar size
+    assert not check_fixed_causal_attention(fn)
+    assert "\u2705" not in capsys.readouterr().out
+
+
+def test_verdict_survives_seterr_raise(capsys):
+    old = np.seterr(all="raise")
+    try:
+        assert check_fixed_causal_attention(fixed_k1)
+        assert not check_fixed_causal_attention(buggy_causal_attention)
+    finally:
+        np.seterr(**old)

@@ -8,7 +8,9 @@ row is masked entirely, and adding -1e9 to every entry of a float64 row changes 
 token 1 silently gets its unmasked weights: it sees the whole future).
 The learner writes ``fixed_causal_attention(Q, K, V)``. The check compares it with an
 independent reference on hidden cases and names the mistake when the output still matches
-the original bug or another classic one (mask after softmax, no mask, no scaling).
+the original bug or another classic one (mask after softmax, no mask, no scaling). A case with
+one row far below the others (shared with ``check_causal_attention``) rejects masking after
+softmax even with renormalisation, and the global instead of the per-row maximum.
 """
 
 from __future__ import annotations
@@ -17,7 +19,8 @@ import math
 
 import numpy as np
 
-from .core import Case, CheckResult, run_check
+from .core import Case, CheckResult, float_safe, run_check
+from .masking import _far_apart_case
 
 __all__ = ["check_fixed_causal_attention", "buggy_causal_attention"]
 
@@ -80,6 +83,7 @@ def _diagnose(fn):
     return None
 
 
+@float_safe
 def check_fixed_causal_attention(fn) -> CheckResult:
     """Check ``fn(Q, K, V) -> (T, d_v)``: causal scaled dot-product attention (the bug fixed).
 
@@ -89,6 +93,7 @@ def check_fixed_causal_attention(fn) -> CheckResult:
     one = tuple(g.normal(size=(1, d)) for d in (3, 3, 2))
     small = tuple(g.normal(size=(4, d)) for d in (3, 3, 2))
     wide = tuple(g.normal(size=(7, d)) for d in (16, 16, 5))
+    far = _far_apart_case()
     cases = [
         Case("只有一个词 (T = 1)", one, _reference(*one),
              "一个词只能看见它自己，所以输出就是它自己的值向量。它能看见自己吗？"),
@@ -96,6 +101,9 @@ def check_fixed_causal_attention(fn) -> CheckResult:
              "看第 1 行：第 1 个词应该把全部权重给谁？再看掩码里对角线上的数。"),
         Case("T = 7, d_k = 16, d_v = 5", wide, _reference(*wide),
              "每行的权重只能落在这个词和它之前的词上，并且和为 1。"),
+        Case("一行远低于其他行，且未来的键分数很高", far, _reference(*far),
+             "掩码要在 softmax 之前加到分数上：先 softmax 再清零（即使再重新归一化）会在这一行得到 0/0；"
+             "另外 softmax 要减去每一行自己的最大值，而不是整个矩阵的最大值。"),
     ]
     result = run_check("check_fixed_causal_attention", fn, cases, atol=1e-8, rtol=1e-6)
     if result or not callable(fn) or "NotImplementedError" in result.message:
