@@ -17,7 +17,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ._validate import check_attention_inputs, check_mask, check_rows_alive, check_scores
+from ._validate import check_attention_inputs, check_mask, check_rows_alive, check_scores_finite
 from .blockwise import blockwise_attention
 from .projections import project_qkv
 from .softmax import softmax
@@ -68,7 +68,7 @@ def scaled_dot_product_attention(Q, K, V, mask=None, scale=None, *, causal=False
 
     with np.errstate(over="ignore", invalid="ignore"):  # an overflow is reported by name just below
         S = Q @ np.swapaxes(K, -1, -2) * scale  # Q K^T / sqrt(d_k): shape (..., T_q, T_k)
-    check_scores(S, Q, K, scale)
+    check_scores_finite(S, Q, K, scale)
     if causal:
         S = apply_mask(S, np.tri(S.shape[-2], S.shape[-1], dtype=bool))  # query i sees keys 0..i
     if mask is not None:

@@ -37,7 +37,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
-from ._validate import check_attention_inputs, check_flag, check_positive_int, check_rows_alive, check_scores
+from ._validate import check_attention_inputs, check_flag, check_positive_int, check_rows_alive, check_scores_finite
 
 __all__ = ["blockwise_attention"]
 
@@ -178,7 +178,7 @@ def blockwise_attention(
     check_tiles = not bound < float(np.finfo(work).max) / 4
 
     def overflow(tile):  # the same error, naming Q, K and the scale, as the plain path
-        check_scores(tile, Q, K, s)
+        check_scores_finite(tile, Q, K, s)
 
     headroom = _HEADROOM
     vmax = float(np.abs(V).max()) if V.size else 0.0
