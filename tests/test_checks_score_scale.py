@@ -27,6 +27,10 @@ def test_accepts_correct_variants(fn):
     lambda d, vq, vk: 1 / (d * vq * vk),                       # the variance, not the std
     lambda d, vq, vk: math.sqrt(d * vq * vk),                  # the std itself, not its inverse
     lambda d, vq, vk: 1.04 / math.sqrt(d * vq * vk),           # a constant-factor error
+    lambda d, vq, vk: 1.01 / math.sqrt(d * vq * vk),           # ... even a small one
+    lambda d, vq, vk: 1 / math.sqrt(d * vq),                   # ignores var_k
+    lambda d, vq, vk: 1 / math.sqrt(d * max(vq, vk)),          # the larger variance only
+    lambda d, vq, vk: 1 / math.sqrt(d + vq * vk),              # adds the variance product to d_k
     lambda d, vq, vk: None,                                    # forgot return
 ])
 def test_rejects_classic_wrong_answers(fn):
