@@ -30,3 +30,4 @@ c.VoilaExecutor.timeout = 180
 # A lecture hall has no internet: never ask a CDN or PyPI for anything.
 c.VoilaConfiguration.extension_denylist = []
 c.ServerApp.ip = "127.0.0.1"
+
