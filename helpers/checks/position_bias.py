@@ -28,6 +28,8 @@ def check_distance_bias_attention(fn) -> CheckResult:
     Q1, K1, V1 = rng.normal(size=(5, 3)), rng.normal(size=(5, 3)), rng.normal(size=(5, 2))
     Q2, K2, V2 = rng.normal(size=(6, 4)), rng.normal(size=(6, 4)), rng.normal(size=(6, 3))
     Q3, K3, V3 = 4.0 * rng.normal(size=(4, 2)), 4.0 * rng.normal(size=(4, 2)), rng.normal(size=(4, 5))
+    Q4, K4, V4 = rng.normal(size=(4, 2)), rng.normal(size=(4, 2)), rng.normal(size=(4, 3))
+    Q4[0] = 3000.0 * K4[1] / np.linalg.norm(K4[1])       # query 1 aims at key 2: its top score sits > 1000 above other rows'
     cases = [
         Case("slope = 0（没有位置偏置）", (Q1, K1, V1, 0.0), _reference(Q1, K1, V1, 0.0),
              "slope 为 0 时应当就是普通的缩放点积注意力：分数要除以 √d_k，softmax 沿每一行（对键）做。"),
@@ -38,6 +40,8 @@ def check_distance_bias_attention(fn) -> CheckResult:
              "检查距离矩阵的形状是 (T, T)，第 i 行第 j 列是 |i−j|；缩放只作用在点积上，不作用在偏置上。"),
         Case("分数很大（数值稳定性）", (Q3, K3, V3, 0.3), _reference(Q3, K3, V3, 0.3),
              "先减去每一行自己的最大值再取指数，避免溢出。"),
+        Case("一行的分数比其他行高出一千以上", (Q4, K4, V4, 0.5), _reference(Q4, K4, V4, 0.5),
+             "每一行减去的应当是这一行自己的最大值：减去整个矩阵的最大值时，分数低得多的行取指数后全部下溢成 0，得到 0/0。"),
     ]
     return run_check("check_distance_bias_attention", fn, cases, atol=1e-8, rtol=1e-8,
                      general_hint="分数 = 点积/√d_k − slope·|i−j|，然后逐行 softmax，再乘 V。")
