@@ -343,3 +343,85 @@ def test_the_implementations_are_what_they_claim():
     assert np.allclose(correct, _reference(X[None], *_weights(4), np.eye(4), 1)[0])
     for kind in ("off by one", "no mask", "mask after softmax", "wrong axis", "position bias"):
         assert not np.allclose(_make_impl(kind)(X), correct), kind
+
+
+# ---- part 2: review findings (issue 12) -----------------------------------------------------------
+
+def learner_truncated_allclose(attn_fn):
+    X = _rand(6, 4, 2)
+    return all(np.allclose(attn_fn(X)[:k], attn_fn(X[:k])) for k in range(1, 7)) and learner_good(attn_fn)
+
+
+def learner_same_length_bitwise(attn_fn):
+    """What the hint allows: earlier rows bit-for-bit equal when only later tokens change and T stays."""
+    X = _rand(6, 4, 4)
+    out = attn_fn(X)
+    for k in range(1, 6):
+        X2 = X.copy()
+        X2[k:] += 3.0
+        if not np.array_equal(attn_fn(X2)[:k], out[:k]):
+            return False
+    return learner_shuffle_only(attn_fn)
+
+
+def test_what_the_hint_allows_is_accepted(capsys):
+    for t in (learner_truncated_allclose, learner_same_length_bitwise):
+        assert check_attention_test(t), capsys.readouterr().out
+
+
+def test_the_hint_says_when_bitwise_equality_holds(capsys):
+    # review: the old hint ("earlier rows may be required bit-for-bit equal") led learners to
+    # compare f(X)[:k] with f(X[:k]) exactly, which rejects the correct implementation.
+    def truncated_bitwise(attn_fn):
+        X = _rand(6, 4, 0)
+        return all(np.array_equal(attn_fn(X)[:k], attn_fn(X[:k])) for k in range(1, 7))
+
+    assert not check_attention_test(truncated_bitwise)
+    out = capsys.readouterr().out
+    assert "形状不变" in out and "截短" in out, out
+    # ... and the claim the hint makes is true for the correct implementation on a grid of shapes
+    f = _make_impl("correct")
+    for T in (2, 5, 9, 17):
+        for d in (1, 3, 8, 33):
+            X = _rand(T, d, T * d)
+            out_ = f(X)
+            for k in range(1, T):
+                X2 = X.copy()
+                X2[k:] -= 1.5
+                assert np.array_equal(f(X2)[:k], out_[:k]), (T, d, k)
+
+
+def test_a_test_without_the_argument_is_told_so(capsys):
+    def no_arg():
+        return True
+
+    result = check_attention_test(no_arg)
+    out = capsys.readouterr().out
+    assert not result
+    assert "参数个数" in out and "attn_fn" in out and "正确" not in out, out
+
+
+def test_the_implementations_do_not_reveal_which_is_broken(capsys):
+    def reads_closure(attn_fn):
+        return attn_fn.__closure__[0].cell_contents == "correct"
+
+    def reads_attributes(attn_fn):
+        return "correct" in repr(attn_fn) or "correct" in str(getattr(attn_fn, "__dict__", ""))
+
+    for cheat in (reads_closure, reads_attributes):
+        assert not check_attention_test(cheat), cheat.__name__
+    capsys.readouterr()
+    f, g = _make_impl("correct"), _make_impl("no mask")
+    assert type(f) is type(g) and repr(f) == repr(g)
+    assert not hasattr(f, "__dict__") and getattr(f, "__closure__", None) is None
+
+
+def test_not_done_uses_the_hourglass(capsys):
+    def stub(attn_fn):
+        X = np.ones((3, 2))
+        attn_fn(X)
+        raise NotImplementedError("your test here")
+
+    check_attention_test(stub)
+    out = capsys.readouterr().out
+    assert out.startswith("\u23f3") and "\u274c" not in out, out

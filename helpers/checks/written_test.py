@@ -12,10 +12,11 @@ It says which broken ones slipped through, never how to catch them.
 from __future__ import annotations
 
 import math
+import weakref
 
 import numpy as np
 
-from .core import FAIL, PASS, TODO, CheckResult
+from .core import FAIL, PASS, TODO, CheckResult, signature_problem
 
 __all__ = ["check_attention_test"]
 
@@ -33,31 +34,52 @@ def _weights(d: int):
     return [g.normal(size=(d, d)) / math.sqrt(d) for _ in range(3)]
 
 
-def _make_impl(kind: str):
-    """An attention ``attn_fn(X) -> (T, d)`` for X of shape (T, d), with fixed hidden weights per d."""
+class _AttnFn:
+    """An attention ``attn_fn(X) -> (T, d)`` for X of shape (T, d), with fixed hidden weights per d.
 
-    def attn_fn(X):
+    Every implementation handed to a learner's test is an instance of this one class with no
+    readable state (no closure, no attributes): which one is broken is kept in a private table
+    keyed by the instance, so a test cannot read the answer off the function it is given.
+    """
+
+    __slots__ = ("__weakref__",)
+
+    def __call__(self, X):
         X = np.asarray(X, dtype=float)
         if X.ndim != 2:
             raise ValueError(f"attn_fn expects X of shape (T, d); got shape {X.shape}")
-        T, d = X.shape
-        W_Q, W_K, W_V = _weights(d)
-        Q, K, V = X @ W_Q, X @ W_K, X @ W_V
-        S = Q @ K.T / math.sqrt(d)
-        i, j = np.indices((T, T))
-        if kind == "position bias":                  # an ALiBi-like bias: depends on where a token sits
-            S = S - 0.5 * (i - j)
-        blocked = {"off by one": j > i + 1, "no mask": np.zeros((T, T), bool)}.get(kind, j > i)
-        if kind == "mask after softmax":
-            A = np.where(blocked, 0.0, _stable_softmax(S))
-        elif kind == "wrong axis":
-            A = _stable_softmax(np.where(blocked, -np.inf, S), axis=0)
-        else:
-            A = _stable_softmax(np.where(blocked, -np.inf, S))
-        return A @ V
+        return _apply(_KIND[self], X)
 
-    attn_fn.__name__ = attn_fn.__qualname__ = "attn_fn"
-    return attn_fn
+    def __repr__(self):
+        return "<attn_fn>"
+
+
+_KIND: "weakref.WeakKeyDictionary[_AttnFn, str]" = weakref.WeakKeyDictionary()
+
+
+def _apply(kind: str, X: np.ndarray) -> np.ndarray:
+    T, d = X.shape
+    W_Q, W_K, W_V = _weights(d)
+    Q, K, V = X @ W_Q, X @ W_K, X @ W_V
+    S = Q @ K.T / math.sqrt(d)
+    i, j = np.indices((T, T))
+    if kind == "position bias":                  # an ALiBi-like bias: depends on where a token sits
+        S = S - 0.5 * (i - j)
+    blocked = {"off by one": j > i + 1, "no mask": np.zeros((T, T), bool)}.get(kind, j > i)
+    if kind == "mask after softmax":
+        A = np.where(blocked, 0.0, _stable_softmax(S))
+    elif kind == "wrong axis":
+        A = _stable_softmax(np.where(blocked, -np.inf, S), axis=0)
+    else:
+        A = _stable_softmax(np.where(blocked, -np.inf, S))
+    return A @ V
+
+
+def _make_impl(kind: str) -> _AttnFn:
+    """A fresh implementation of the given kind ("correct" or one of ``_BROKEN``)."""
+    fn = _AttnFn()
+    _KIND[fn] = kind
+    return fn
 
 
 _BROKEN = {
@@ -98,11 +120,19 @@ def check_attention_test(my_test) -> CheckResult:
         print(msg)
         return CheckResult(name, False, 1 + len(_BROKEN), 0, msg)
     n = 1 + len(_BROKEN)
+    problem = signature_problem(my_test, (_make_impl("correct"),), {})
+    if problem:
+        msg = (f"{FAIL} {name}：{problem}。你的测试要接收一个参数 attn_fn（被测的注意力函数），"
+               "在测试里调用它。")
+        print(msg)
+        return CheckResult(name, False, n, 0, msg)
     try:
         ok, note = _verdict(my_test, _make_impl("correct"))
         if not ok:
             msg = (f"{FAIL} {name}：你的测试拒绝了一个**正确**的因果自注意力" + (f"（测试自己出错：{note}）" if note else "")
-                   + "。\n   提示：浮点数比较用 np.allclose；只有严格由因果性保证的量（前面各行）才能要求逐位相等。")
+                   + "。\n   提示：浮点数结果一般用 np.allclose 比较。只有在输入形状不变（序列长度 T 相同，只改后面的词）时，"
+                   "前面各行才能要求逐位相等；把序列截短后再比，长度不同，矩阵乘法和求和的计算路径可能不同，"
+                   "最后几位会有舍入差异。")
             print(msg)
             return CheckResult(name, False, n, 0, msg)
         missed = [text for kind, text in _BROKEN.items() if _verdict(my_test, _make_impl(kind))[0]]
