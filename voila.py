@@ -27,7 +27,6 @@ c.VoilaConfiguration.strip_sources = True
 c.VoilaConfiguration.show_tracebacks = False
 c.VoilaConfiguration.theme = "light"
 c.VoilaExecutor.timeout = 180
-# A lecture hall has no internet: never ask a CDN or PyPI for anything.
-c.VoilaConfiguration.extension_denylist = []
-c.ServerApp.ip = "127.0.0.1"
+# Serve this machine only (the projector shows this machine's browser).
+c.Voila.ip = "127.0.0.1"
 
