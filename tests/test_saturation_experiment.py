@@ -88,3 +88,16 @@ def test_scaled_learns_where_unscaled_gets_stuck(seed):
     assert np.median(res["gradlast_raw"][stuck]) < 1e-6
     assert res["curves_raw"].shape == (20, 301) and res["grads_scaled"].shape == (20, 300)
     np.testing.assert_array_equal(res["grads_raw"][:, -1], res["gradlast_raw"])
+
+
+def test_saturation_table_memory_stays_bounded_for_the_try_it_extremes():
+    # the try-it knob allows T = 4096 with d_k = 1024: chunks of 50 trials would draw 800 MiB of keys
+    import tracemalloc
+
+    from helpers.saturation_experiment import saturation_table
+
+    tracemalloc.start()
+    rows = saturation_table((1024,), T=4096, n_trials=3, seed=0)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert peak < 200 * 2**20 and 0 < rows[0]["max_weight_raw"] <= 1
