@@ -49,3 +49,27 @@ def test_classic_mistakes_fail(capsys, fn):
     assert not check_rms_norm(fn)
     out = capsys.readouterr().out
     assert "\u2705" not in out and "提示" in out
+
+
+def no_keepdims(x, g, eps):
+    r = np.sqrt(np.mean(x**2, axis=-1) + eps)
+    return (x.reshape(-1, x.shape[-1]) / np.resize(r, x.shape[-1])[None, :]).reshape(x.shape) * g
+
+
+def mean_over_last_two_axes(x, g, eps):
+    axes = (-1, -2) if x.ndim == 3 else -1
+    return x / np.sqrt(np.mean(x**2, axis=axes, keepdims=True) + eps) * g
+
+
+def eps_fixed_at_1e6(x, g, eps):
+    return x / np.sqrt(np.mean(x**2, axis=-1, keepdims=True) + 1e-6) * g
+
+
+@pytest.mark.parametrize("fn", [layer_norm, wrong_axis, eps_outside, std_instead, no_gain, no_eps, no_keepdims,
+                                mean_over_last_two_axes, eps_fixed_at_1e6])
+def test_hints_never_show_code(capsys, fn):
+    # review (CONVENTIONS): a hint says it in words; the old hints showed axis=-1/keepdims and sqrt(mean(x^2) + eps)
+    check_rms_norm(fn)
+    out = capsys.readouterr().out
+    for code in ("axis=", "keepdims", "sqrt(", "mean(", "x^2", "x**2", "np."):
+        assert code not in out, (code, out)

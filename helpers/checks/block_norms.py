@@ -38,7 +38,7 @@ def check_rms_norm(fn) -> CheckResult:
         Case("均值不为 0 的行 (4, 6)", shifted, _reference(*shifted),
              hint + " 均值不为 0 时，减不减均值结果不同。"),
         Case("行数不等于宽度 (3, 8), g = 1", wide, _reference(*wide), "沿哪个轴求平均？每个词一行，对它自己的 d 个数求平均。"),
-        Case("批量输入 (2, 3, 5)，g 不全为 1", batch, _reference(*batch), "用 axis=-1、keepdims=True；最后别忘了乘 g。"),
-        Case("很小的输入，eps = 1e-2", tiny, _reference(*tiny), "eps 加在平方根里面：sqrt(mean(x^2) + eps)。"),
+        Case("批量输入 (2, 3, 5)，g 不全为 1", batch, _reference(*batch), "输入可以有好几个批量维度：只沿最后一个轴求平均，并保留这个轴，好让每一行除以它自己的均方根；最后别忘了乘 g。"),
+        Case("很小的输入，eps = 1e-2", tiny, _reference(*tiny), "eps 应该先加到均方值上，再开平方根——不是开完根再加，也不是加到别处。"),
     ]
     return run_check("check_rms_norm", fn, cases, atol=1e-9, rtol=1e-7)
