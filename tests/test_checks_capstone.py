@@ -102,7 +102,7 @@ def test_the_hidden_cases_cover_the_promised_situations():
 
 
 WRONG = {
-    "no scaling": (functools.partial(_mha, scale="none"), ["sqrt(d_k)"]),
+    "no scaling": (functools.partial(_mha, scale="none"), ["平方根"]),
     "scale by total width": (functools.partial(_mha, scale="total"), ["总宽度"]),
     "softmax down the columns": (functools.partial(_mha, axis=-2), ["沿列", "最后一个轴"]),
     "mask after softmax": (functools.partial(_mha, after=True), ["softmax 之后", "之前"]),
@@ -111,7 +111,7 @@ WRONG = {
     "no mask": (functools.partial(_mha, k=None), ["未来"]),
     "wrong head split": (functools.partial(_mha, split="wrong"), ["(B, T, h, d)"]),
     "naive exp": (functools.partial(_mha, stable=False), ["最大值"]),
-    "K.T on a batch": (functools.partial(_mha, transpose="T"), ["np.swapaxes"]),
+    "K.T on a batch": (functools.partial(_mha, transpose="T"), ["最后两个轴"]),
 }
 
 
@@ -425,3 +425,35 @@ def test_not_done_uses_the_hourglass(capsys):
     check_attention_test(stub)
     out = capsys.readouterr().out
     assert out.startswith("\u23f3") and "\u274c" not in out, out
+
+
+# ---- part 1: review findings (issue 12) -----------------------------------------------------------
+
+_CODE = ("np.", "K.T", "swapaxes", "triu", "//", ".shape", "X @", "sqrt(", "axis=", "exp(")
+
+
+@pytest.mark.parametrize("label", list(WRONG))
+def test_hints_and_diagnoses_never_show_code(capsys, label):
+    # review: hints showed "np.swapaxes(K, -1, -2)", "W_Q.shape[1] // n_heads", "np.triu(..., k=1)", "S = Q K^T / sqrt(d_k)"
+    check_capstone(WRONG[label][0])
+    out = capsys.readouterr().out
+    for code in _CODE:
+        assert code not in out, (label, code, out)
+
+
+def test_every_hint_and_diagnosis_text_is_code_free():
+    from helpers.checks import capstone
+    texts = [c.hint for c in _cases()] + [d for _, d in capstone._DIAGNOSES]
+    for t in texts:
+        for code in _CODE:
+            assert code not in t, (code, t)
+
+
+def test_verdict_survives_seterr_raise(capsys):
+    old = np.seterr(all="raise")
+    try:
+        assert check_capstone(good)
+        assert not check_capstone(WRONG["no mask"][0])
+    finally:
+        np.seterr(**old)
+    assert "Traceback" not in capsys.readouterr().out

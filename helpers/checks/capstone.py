@@ -31,7 +31,7 @@ from contextlib import contextmanager, redirect_stdout
 
 import numpy as np
 
-from .core import FAIL, Case, CheckResult, run_check
+from .core import FAIL, Case, CheckResult, float_safe, run_check
 
 __all__ = ["check_capstone"]
 
@@ -68,9 +68,9 @@ def _inputs(rng, B, T, d_model, h, d_k, d_v, d_out, scale=1.0):
     return (X, W_Q, W_K, W_V, W_O, h)
 
 
-_ORDER = ("顺序是：Q, K, V = X @ W_Q, X @ W_K, X @ W_V；把最后一维切成 n_heads 段、头放在 T 前面 (B, h, T, d)；"
-          "每个头 S = Q K^T / sqrt(d_k)（d_k 是每个头的宽度）；softmax 之前加因果掩码（键 j > 查询 i 处为 -inf）；"
-          "沿最后一个轴做 softmax；乘 V；把头拼回 (B, T, h*d_v)；最后乘 W_O。")
+_ORDER = ("按这个顺序检查：先用三个权重矩阵分别投影出查询、键、值；把最后一维切成 n_heads 段，头这一维放到 T 前面；"
+          "每个头内，查询与键的点积除以每头宽度 d_k 的平方根；softmax 之前挡住未来的键（键的位置在查询之后）；"
+          "对每个查询的那一行（各个键）做 softmax；用权重对值加权求和；把各头按顺序拼回去；最后乘输出矩阵。")
 
 
 def _cases() -> list[Case]:
@@ -88,13 +88,13 @@ def _cases() -> list[Case]:
         Case("只有 1 个头 (n_heads = 1)", single, _reference(*single),
              "一个头时，结果就是 2.10 的单头因果注意力再乘 W_O。"),
         Case("3 个头，每头 d_v = 4 不等于 d_k = 2", dv, _reference(*dv),
-             "Q、K 的每头宽度是 W_Q.shape[1] // n_heads，V 的每头宽度是 W_V.shape[1] // n_heads，两者可以不同；"
-             "缩放用每头的 d_k。"),
-        Case("分数很大（朴素的 np.exp 会上溢）", huge, _reference(*huge),
-             "分数上百时 np.exp 上溢成 inf：softmax 之前先减去每一行的最大值（对一行加同一个常数，softmax 不变）。"),
+             "查询/键的每头宽度由它们的投影矩阵的列数和头数决定，值的每头宽度由值的投影矩阵决定，两者可以不同；"
+             "缩放用查询/键的每头宽度 d_k。"),
+        Case("分数很大（直接取指数会上溢）", huge, _reference(*huge),
+             "分数上百时指数函数会上溢成 inf：取指数之前先减去每一行自己的最大值（对一行加同一个常数，softmax 不变）。"),
         Case("B = 3, T = 7, 4 个头, d_out = 5 不等于 d_model", big, _reference(*big),
-             "输出宽度由 W_O 的列数决定；每一步只在最后两个轴上操作（用 np.swapaxes(K, -1, -2)，不要用 K.T，"
-             "它会把所有轴都倒过来）。"),
+             "输出宽度由输出矩阵的列数决定；转置键时只交换最后两个轴（二维时的那种转置会把所有轴都倒过来，"
+             "批量和头的轴也被打乱）。"),
     ]
 
 
@@ -127,18 +127,18 @@ def _variant(X, W_Q, W_K, W_V, W_O, h, *, scale="head", axis=-1, mask="causal", 
     return out.reshape(B, T, -1) @ W_O
 
 
-_OFF_BY_ONE = "像一个连对角线也挡住的掩码（错了一位）：每个词必须能看见自己，只有 j > i 的键才是未来（np.triu(..., k=1)）。"
+_OFF_BY_ONE = "像一个连对角线也挡住的掩码（错了一位）：每个词必须能看见自己，只有对角线以上（键在查询之后）才是未来。"
 
 _DIAGNOSES = [
-    (dict(scale="none"), "像没有除以 sqrt(d_k) 的注意力：分数要除以每个头的宽度 d_k 的平方根。"),
-    (dict(scale="total"), "像用所有头的总宽度 h*d_k 做缩放：每个头只看自己的 d_k 维，缩放用 sqrt(每头的 d_k)。"),
-    (dict(axis=-2), "像沿列（axis=-2）做的 softmax：每个查询那一行（对键）要和为 1，应沿最后一个轴归一化。"),
+    (dict(scale="none"), "像没有缩放的注意力：分数要除以每个头的宽度 d_k 的平方根。"),
+    (dict(scale="total"), "像用所有头的总宽度做缩放：每个头只看自己的 d_k 维，缩放也只用每头宽度 d_k 的平方根。"),
+    (dict(axis=-2), "像沿列（倒数第二个轴）做的 softmax：每个查询那一行（对键）要和为 1，应沿最后一个轴归一化。"),
     (dict(after=True), "像在 softmax 之后才掩码（把未来的权重清零）：那样每行不再和为 1。要在 softmax 之前把掩码加到分数上。"),
     (dict(mask="diagonal too"), _OFF_BY_ONE),
     (dict(mask="diagonal too", fill=-1e9), _OFF_BY_ONE),
     (dict(mask="none"), "像完全没有掩码的注意力：每个词仍然看得见未来。"),
-    (dict(mask="anti"), "像方向反了的掩码（看见未来、看不见过去）：要屏蔽的是对角线以上 j > i 的部分。"),
-    (dict(split="wrong"), "像直接 reshape 成 (B, h, T, d) 的切头方式：要先 reshape 成 (B, T, h, d)，再把头这一维挪到 T 前面。"),
+    (dict(mask="anti"), "像方向反了的掩码（看见未来、看不见过去）：要屏蔽的是对角线以上（键在查询之后）的部分。"),
+    (dict(split="wrong"), "像直接把 (B, T, h*d) 重排成 (B, h, T, d) 的切头方式：要先切成 (B, T, h, d)，再把头这一维挪到 T 前面。"),
 ]
 
 
@@ -272,6 +272,7 @@ def _refuse(name: str, what: str) -> CheckResult:
     return CheckResult(name, False, 0, 0, msg)
 
 
+@float_safe
 def check_capstone(fn) -> CheckResult:
     """Check ``fn(X, W_Q, W_K, W_V, W_O, n_heads) -> output``: batched causal multi-head self-attention.
 
@@ -304,8 +305,8 @@ def check_capstone(fn) -> CheckResult:
             or "raise NotImplementedError" in result.message:
         return result
     if any(w in result.message for w in ("matmul", "broadcast", "reshape", "shape")):
-        line = ("   形状提示：输入是批量的 (B, T, d_model)，切头后是 (B, h, T, d)。转置只交换最后两个轴"
-                "（np.swapaxes(K, -1, -2)）；K.T 会把所有轴倒过来。")
+        line = ("   形状提示：输入是批量的 (B, T, d_model)，切头后是 (B, h, T, d)。转置键时只交换最后两个轴；"
+                "二维矩阵的那种转置会把所有轴倒过来。")
         print(line)
         return CheckResult(result.name, False, result.n_cases, result.n_passed, result.message + "\n" + line)
     diagnosis = _diagnose(fn)
