@@ -19,7 +19,8 @@ Self-checks for the exercises: ``from helpers.checks import check_x`` (every che
 Deeper topics live in their own modules, reachable as attributes of ``H`` so a notebook
 needs no extra import: ``H.heads``, ``H.blockwise``, ``H.cost``, ``H.timing``, ``H.geometry``,
 ``H.shapes``, ``H.normalization``, ``H.attention_properties``, ``H.causal_view``,
-``H.contextual``, ``H.gradcheck``, ``H.soft_lookup``. Every array argument is validated (the shared
+``H.contextual``, ``H.gradcheck``, ``H.soft_lookup``; and ``H.multi_head_self_attention``,
+``H.gelu``, ``H.layer_norm`` for 2.11-2.12. Every array argument is validated (the shared
 validators are in :mod:`helpers._validate`); bad input raises ``TypeError``/``ValueError``
 naming the argument and the shape it got.
 """
@@ -46,6 +47,8 @@ from . import (  # noqa: E402  the deeper topics, as H.cost, H.timing, ...
     soft_lookup,
     timing,
 )
+from .encoder import gelu, layer_norm  # noqa: E402  (2.11; not in __all__: the core list stays the README's)
+from .heads import multi_head_self_attention  # noqa: E402  (2.11-2.12)
 
 __version__ = "0.1.0"
 
