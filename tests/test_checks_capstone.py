@@ -457,3 +457,29 @@ def test_verdict_survives_seterr_raise(capsys):
     finally:
         np.seterr(**old)
     assert "Traceback" not in capsys.readouterr().out
+
+
+def test_a_test_that_accepts_by_call_count_is_caught(capsys):
+    # cheat: the check used to call the correct implementation first, then only broken ones
+    calls = []
+
+    def first_call_only(attn_fn):
+        calls.append(1)
+        return len(calls) == 1
+
+    for _ in range(5):
+        calls.clear()
+        assert not check_attention_test(first_call_only)
+    assert "\u2705" not in capsys.readouterr().out
+
+
+def test_unseeded_flaky_test_is_told_about_seeds(capsys):
+    state = {"n": 0}
+
+    def flaky(attn_fn):
+        state["n"] += 1
+        return learner_good(attn_fn) and state["n"] == 1
+
+    assert not check_attention_test(flaky)
+    out = capsys.readouterr().out
+    assert "先接受、后拒绝" in out and "种子" in out, out

@@ -12,6 +12,7 @@ It says which broken ones slipped through, never how to catch them.
 from __future__ import annotations
 
 import math
+import random
 import weakref
 
 import numpy as np
@@ -135,7 +136,17 @@ def check_attention_test(my_test) -> CheckResult:
                    "最后几位会有舍入差异。")
             print(msg)
             return CheckResult(name, False, n, 0, msg)
-        missed = [text for kind, text in _BROKEN.items() if _verdict(my_test, _make_impl(kind))[0]]
+        # The broken ones, and the correct one once more, in an unpredictable order: a test that
+        # accepts by call count ("the first one is the correct one") is caught; verdicts do not depend on it.
+        kinds = list(_BROKEN) + ["correct"]
+        random.SystemRandom().shuffle(kinds)
+        accepted = {kind: _verdict(my_test, _make_impl(kind))[0] for kind in kinds}
+        if not accepted["correct"]:
+            msg = (f"{FAIL} {name}：你的测试对同一个**正确**的实现先接受、后拒绝：它的结论不能取决于调用的次数或顺序。"
+                   "\n   提示：测试里的随机数要用固定种子，也不要在多次调用之间保存状态。")
+            print(msg)
+            return CheckResult(name, False, n, 0, msg)
+        missed = [text for kind, text in _BROKEN.items() if accepted[kind]]
     except NotImplementedError:
         msg = f"{TODO} {name}：尚未完成（not done yet）——把 `raise NotImplementedError` 换成你的测试，再运行这个单元。"
         print(msg)
