@@ -483,3 +483,16 @@ def test_unseeded_flaky_test_is_told_about_seeds(capsys):
     assert not check_attention_test(flaky)
     out = capsys.readouterr().out
     assert "先接受、后拒绝" in out and "种子" in out, out
+
+
+def test_heads_concatenated_in_reverse_order_are_rejected_with_a_relevant_hint(capsys):
+    def reversed_heads(X, W_Q, W_K, W_V, W_O, n_heads):
+        B, T, _ = X.shape
+        sp = lambda Y: Y.reshape(B, T, n_heads, -1).transpose(0, 2, 1, 3)
+        Q, K, V = sp(X @ W_Q), sp(X @ W_K), sp(X @ W_V)
+        S = np.where(np.triu(np.ones((T, T), bool), 1), -np.inf, Q @ np.swapaxes(K, -1, -2) / np.sqrt(Q.shape[-1]))
+        out = (_softmax(S) @ V)[:, ::-1]
+        return out.transpose(0, 2, 1, 3).reshape(B, T, -1) @ W_O
+
+    assert not check_capstone(reversed_heads)
+    assert "拼回去的顺序" in capsys.readouterr().out

@@ -83,7 +83,8 @@ def _cases() -> list[Case]:
     big = _inputs(rng, 3, 7, 8, 4, 2, 3, 5)
     return [
         Case("一个序列、一个词 (B = 1, T = 1)", one, _reference(*one),
-             "每个词都能看见自己：掩码保留对角线（j <= i 允许），所以只有一个词时它的权重是 1。"),
+             "每个词都能看见自己：掩码保留对角线（键不在查询之后就允许），所以只有一个词时它的权重是 1，每个头的输出就是它自己的值向量；"
+             "如果这一点没问题，再检查各头拼回去的顺序（第 1 个头在最前面）。"),
         Case("B = 2, T = 4, d_model = 6, 2 个头", basic, _reference(*basic), _ORDER),
         Case("只有 1 个头 (n_heads = 1)", single, _reference(*single),
              "一个头时，结果就是 2.10 的单头因果注意力再乘 W_O。"),
