@@ -28,6 +28,8 @@ import numbers
 from collections.abc import Sequence
 from typing import NamedTuple
 
+from ._validate import check_int_in_range
+
 __all__ = ["Feedback", "grade_choice", "grade_number", "predict_choice", "predict_number"]
 
 
@@ -63,11 +65,7 @@ def _check_options(options) -> list[str]:
 
 
 def _check_index(name: str, value, n: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"{name} must be an int index into options (0..{n - 1}); got {type(value).__name__} {value!r}.")
-    if not 0 <= int(value) < n:
-        raise ValueError(f"{name} must be an index into options (0..{n - 1}); got {value}.")
-    return int(value)
+    return check_int_in_range(name, value, 0, n - 1, note=" (an index into options)")
 
 
 def _check_real(name: str, value, *, allow_none: bool = False) -> float | None:

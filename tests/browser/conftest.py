@@ -17,7 +17,8 @@ Environment knobs (all optional):
                             ``/usr/bin/chromium``, ``chromium-browser``).
 ``BROWSER_ARTIFACTS_DIR``   where screenshots go (default: ``artifacts/screenshots``,
                             git-ignored).
-``BROWSER_WIDGET_BUDGET_S`` how fast a slider must update what it drives (default 2 s).
+``BROWSER_WIDGET_BUDGET_S`` how long a slider may take to change what it drives before the
+                            test calls it hung (default 10 s; speed itself is a benchmark figure).
 """
 
 from __future__ import annotations
@@ -302,4 +303,7 @@ def artifacts_dir(chromium_path) -> Path:
 
 @pytest.fixture(scope="session")
 def widget_budget_s() -> float:
-    return float(os.environ.get("BROWSER_WIDGET_BUDGET_S", "2.0"))
+    # A deadline that catches a hung or broken widget, not a speed target: speed is a
+    # benchmark figure (python -m benchmarks), and the settle times land in
+    # artifacts/screenshots/browser-summary.json.
+    return float(os.environ.get("BROWSER_WIDGET_BUDGET_S", "10.0"))
