@@ -88,7 +88,6 @@ def causal_view_state(t, weights) -> CausalView:
     return CausalView(t, idx[allowed], idx[~allowed], allowed, row, float(row[~allowed].sum()))
 
 
-compute = causal_view_state  # old name, kept until the notebooks use the new one (see /work/scratch/renames.md)
 
 
 class CausalViewPlot:

@@ -151,7 +151,7 @@ def test_widget_caption_escapes_token_labels():
     assert "&lt;s&gt;, a&amp;b" in caption and "<s>" not in caption
 
 
-def test_old_name_compute_is_an_alias_until_the_notebooks_move():
+def test_the_old_generic_name_is_gone():
     import helpers.causal_view as cv
 
-    assert cv.compute is cv.causal_view_state
+    assert not hasattr(cv, "compute") and "causal_view_state" in cv.__all__
