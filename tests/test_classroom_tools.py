@@ -49,3 +49,80 @@ def test_bad_arguments_are_named(kwargs, arg):
 def test_default_link_opens_the_index():
     link = _tool().nbgitpuller_link("https://hub.example.edu", "https://github.com/owner/repo")
     assert parse_qs(urlsplit(link).query)["urlpath"] == ["lab/tree/repo/notebooks/02-00-index.ipynb"]
+
+
+# --------------------------------------------------------------------------- shared read-only model cache
+
+_READ_ONLY_PROBE = r"""
+import os, sys
+shared = sys.argv[1]
+WRITE = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_TRUNC
+
+def inside(path):
+    try:
+        return os.path.realpath(os.fsdecode(path)).startswith(shared)
+    except (TypeError, ValueError):
+        return False
+
+def audit(event, args):
+    # Any attempt to write, create, rename or delete inside the shared folder fails, as it
+    # would on a read-only mount (root ignores permission bits, so chmod alone proves nothing).
+    if event == "open" and inside(args[0]):
+        mode, flags = args[1], args[2]
+        if (mode and any(c in mode for c in "wax+")) or (flags and flags & WRITE):
+            raise PermissionError(f"write to the shared cache: {args[0]} ({mode or flags})")
+    if event in {"os.rename", "os.replace", "os.remove", "os.rmdir", "os.mkdir", "os.chmod",
+                 "os.utime", "os.truncate", "shutil.rmtree", "os.link", "os.symlink"} and args and inside(args[0]):
+        raise PermissionError(f"{event} in the shared cache: {args[0]}")
+    if event == "mmap.__new__":
+        import mmap
+        if args[2] not in (mmap.ACCESS_READ,):
+            raise PermissionError(f"writable mmap {args}")
+
+sys.addaudithook(audit)
+os.environ["SELF_ATTENTION_CH02_CACHE"] = shared
+from helpers import real_model as RM
+assert RM.weights_present(), RM.missing_message()
+RM.verify()
+model = RM.load_minilm()
+vec = model.embed("The animal didn't cross the street because it was too tired.")
+assert vec.shape == (384,)
+exec(sys.argv[2] if len(sys.argv) > 2 else "")
+print("loaded", type(model).__name__)
+"""
+
+
+@pytest.mark.parametrize("extra, ok", [("", True), ("open(os.path.join(shared, 'x.lock'), 'w')", False)],
+                         ids=["load-and-embed", "negative-control-a-write-is-caught"])
+def test_a_shared_read_only_cache_serves_every_student(tmp_path, extra, ok):
+    """A lab room fetches the 2.13 model once into a shared read-only folder; loading from it never writes."""
+    import os
+    import shutil
+    import stat
+    import subprocess
+    import sys
+
+    from helpers import model_cache
+
+    if not model_cache.weights_present():
+        pytest.skip(model_cache.missing_message())
+    shared = tmp_path / "ch02-cache"
+    shutil.copytree(model_cache.model_dir(), shared / model_cache.model_dir().name)
+    for root, dirs, files in os.walk(shared):
+        for f in files:
+            os.chmod(os.path.join(root, f), stat.S_IRUSR | stat.S_IRGRP | stat.S_IROTH)
+        os.chmod(root, stat.S_IRUSR | stat.S_IXUSR | stat.S_IRGRP | stat.S_IXGRP | stat.S_IROTH | stat.S_IXOTH)
+    before = sorted((p.relative_to(shared), p.stat().st_mtime_ns) for p in shared.rglob("*"))
+    try:
+        r = subprocess.run([sys.executable, "-c", _READ_ONLY_PROBE, str(shared.resolve()), extra], cwd=ROOT,
+                           capture_output=True, text=True, timeout=300,
+                           env={**os.environ, "MPLCONFIGDIR": str(tmp_path / "mpl")})
+        if not ok:
+            assert r.returncode != 0 and "PermissionError" in r.stderr, r.stdout + r.stderr[-2000:]
+            return
+        assert r.returncode == 0 and "loaded" in r.stdout, r.stderr[-3000:]
+        after = sorted((p.relative_to(shared), p.stat().st_mtime_ns) for p in shared.rglob("*"))
+        assert after == before, "loading from the shared cache changed it"
+    finally:
+        for root, dirs, files in os.walk(shared):
+            os.chmod(root, stat.S_IRWXU)
