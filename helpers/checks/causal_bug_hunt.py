@@ -20,7 +20,7 @@ import math
 import numpy as np
 
 from .core import Case, CheckResult, float_safe, run_check
-from .masking import _far_apart_case
+from .masking import far_apart_case
 
 __all__ = ["check_fixed_causal_attention", "buggy_causal_attention"]
 
@@ -93,7 +93,7 @@ def check_fixed_causal_attention(fn) -> CheckResult:
     one = tuple(g.normal(size=(1, d)) for d in (3, 3, 2))
     small = tuple(g.normal(size=(4, d)) for d in (3, 3, 2))
     wide = tuple(g.normal(size=(7, d)) for d in (16, 16, 5))
-    far = _far_apart_case()
+    far = far_apart_case()
     cases = [
         Case("只有一个词 (T = 1)", one, _reference(*one),
              "一个词只能看见它自己，所以输出就是它自己的值向量。它能看见自己吗？"),

@@ -46,7 +46,7 @@ def _reference_causal(Q, K, V) -> np.ndarray:
     return scaled_dot_product_attention(Q, K, V, mask=allowed).output
 
 
-def _far_apart_case():
+def far_apart_case():
     """T = 3, d_k = 2, d_v = 4: query 0's own score is about -1060, its future key scores about +1060,
     and query 2 reaches about +2120. Masking after softmax (even with renormalising) gives 0/0 in row 0,
     and so does subtracting the global instead of the per-row maximum."""
@@ -72,7 +72,7 @@ def check_causal_attention(fn) -> CheckResult:
     small = tuple(rng.normal(size=(4, d)) for d in (3, 3, 2))
     wide = tuple(rng.normal(size=(6, d)) for d in (16, 16, 5))
     huge = (small[0] * 300.0, small[1] * 300.0, small[2])
-    far = _far_apart_case()
+    far = far_apart_case()
     cases = [
         Case("T = 1", one, _reference_causal(*one), "只有一个 token 时，唯一的键就是它自己：输出就是它自己的值向量。"),
         Case("T = 4，d_k = 3，d_v = 2", small, _reference_causal(*small),
