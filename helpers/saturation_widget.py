@@ -93,7 +93,10 @@ class SaturationFigure:
         from matplotlib.lines import Line2D
         from matplotlib.patches import Patch
 
+        from matplotlib.colors import to_rgba
+
         self.T = check_T(T)
+        self._band_fill = {c: to_rgba(c, 0.18) for c in (UNSCALED_COLOR, SCALED_COLOR)}
         with matplotlib.rc_context(STYLE):
             self.fig = Figure(figsize=FIGSIZE, dpi=STYLE["figure.dpi"])
             self.canvas = FigureCanvasAgg(self.fig)
@@ -105,7 +108,7 @@ class SaturationFigure:
                 ax.add_collection(c, autolim=False)
                 return c
 
-            self.bands = [bars(self.ax_s, alpha=0.15, edgecolors="none") for _ in range(2)]
+            self.bands = [bars(self.ax_s, linewidths=1.2) for _ in range(2)]
             self.ghost_s = bars(self.ax_s, facecolors="none", linewidths=1.2)
             self.shown_s = bars(self.ax_s, edgecolors="none")
             self.ghost_w = bars(self.ax_w, facecolors="none", linewidths=1.2)
@@ -131,7 +134,7 @@ class SaturationFigure:
     def _style(self, Patch, Line2D) -> None:
         T = self.T
         self.ax_s.axhline(0, color="0.3", lw=0.8)
-        self.ax_s.set_title(r"scores (band: $\pm$ theory std)")
+        self.ax_s.set_title(r"scores fed to softmax (band: $\pm$ theory std)")
         self.ax_s.set_ylabel("score")
         self.ax_w.axhline(1.0 / T, color="0.5", lw=1.0, ls=":")
         self.ax_w.set_ylim(0, 1.05)
@@ -179,12 +182,16 @@ class SaturationFigure:
             raise ValueError(f"this figure has {self.T} bars; the view has T={view.T}.")
         shown, ghost = view.shown, view.ghost
         c_shown, c_ghost = (SCALED_COLOR, UNSCALED_COLOR) if view.divide else (UNSCALED_COLOR, SCALED_COLOR)
-        top = max(float(np.max(np.abs(shown.scores))), float(np.max(np.abs(ghost.scores))),
-                  view.unscaled.std_theory, view.scaled.std_theory)
+        # the score axis fits the chosen mode: its band and bars stay readable (the scaled band does not widen
+        # with d_k); the other mode's hollow bars and outlined band may run off the axis
+        top = max(float(np.max(np.abs(shown.scores))), shown.std_theory)
         self.canvas.restore_region(self._background_for(score_limit(top)))
         for band, mode, color in zip(self.bands, (view.unscaled, view.scaled), (UNSCALED_COLOR, SCALED_COLOR)):
             band.set_verts(_band_verts(mode.std_theory, self.T))
-            band.set_facecolor(color)
+            chosen = mode is shown
+            band.set_facecolor(self._band_fill[color] if chosen else "none")  # filled = chosen, outlined = other
+            band.set_edgecolor("none" if chosen else color)
+            band.set_linestyle("solid" if chosen else "dashed")
         self.ghost_s.set_verts(bar_verts(ghost.scores))
         self.ghost_w.set_verts(bar_verts(ghost.weights))
         self.shown_s.set_verts(bar_verts(shown.scores, half_width=0.25))

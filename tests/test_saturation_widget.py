@@ -127,3 +127,18 @@ def test_legend_sits_above_the_panels_and_names_the_ghost_bars():
     box = legend.get_window_extent(fig.canvas.get_renderer())
     for ax in fig.fig.axes:
         assert box.y0 >= ax.get_tightbbox(fig.canvas.get_renderer()).y1 - 1
+
+
+def test_score_axis_fits_the_chosen_mode(bank):
+    # divided by sqrt(d_k), the band and bars must stay readable at d_k = 1024 (the hollow unscaled bars,
+    # ~30x larger, may run off the axis); unscaled, the axis still holds every unscaled bar
+    fig = SaturationFigure(T=16)
+    s = bank_summary(bank, D_K_OPTIONS, 1.0)
+    for d_k in (1, 64, 1024):
+        v = saturation_state(d_k, 1.0, True, 0)
+        fig.render(v, s)
+        lo, hi = fig.ax_s.get_ylim()
+        assert hi <= 5 * max(np.abs(v.scaled.scores).max(), 1.0) and hi >= np.abs(v.scaled.scores).max()
+        v = saturation_state(d_k, 1.0, False, 0)
+        fig.render(v, s)
+        assert fig.ax_s.get_ylim()[1] >= np.abs(v.unscaled.scores).max()
