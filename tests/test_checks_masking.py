@@ -232,3 +232,18 @@ def test_review_masking_variants(k, capsys):
     check, fn, should_pass = REVIEW_MASKING[k]
     passed, out = _review_verdict(check, fn, capsys)
     assert passed == should_pass, out
+
+
+def test_a_mask_that_hides_the_diagonal_is_told_about_misplaced_infinities(capsys):
+    import numpy as np
+
+    from helpers.checks import check_make_causal_mask
+
+    def hides_itself(T):
+        m = np.zeros((T, T))
+        m[np.triu_indices(T, 0)] = -np.inf   # k=0: the diagonal is masked too
+        return m
+
+    assert not check_make_causal_mask(hides_itself)
+    out = capsys.readouterr().out
+    assert "NaN" not in out and "inf" in out
