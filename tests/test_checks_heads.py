@@ -3,6 +3,7 @@
 import numpy as np
 
 from helpers.checks.heads import check_multi_head, check_split_heads
+from check_verdicts import review_verdict as _review_verdict
 
 
 def good_split(Y, n_heads):
@@ -109,17 +110,6 @@ def test_multi_head_batched_variant_passes_and_classic_slips_fail(capsys):
 
 
 # ---- reviewer's extra wrong answers and correct variants (issue 12 review) ---------------------
-
-def _review_verdict(check, fn, capsys):
-    import io
-    import contextlib
-
-    buf = io.StringIO()
-    with contextlib.redirect_stdout(buf):
-        result = check(fn)
-    capsys.readouterr()
-    return bool(result), buf.getvalue()
-
 
 def _review_sm(S):
     e = np.exp(S - S.max(axis=-1, keepdims=True))

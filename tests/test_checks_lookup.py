@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 from helpers.checks.lookup import check_contextual_mix, check_cosine, check_soft_lookup, check_soft_lookup_jacobian
+from check_verdicts import review_verdict as _review_verdict
 
 
 def _ok(capsys, result, name):
@@ -151,17 +152,6 @@ def test_messages_never_reveal_expected_values(capsys):
 
 
 # ---- reviewer's extra wrong answers and correct variants (issue 12 review) ---------------------
-
-def _review_verdict(check, fn, capsys):
-    import io
-    import contextlib
-
-    buf = io.StringIO()
-    with contextlib.redirect_stdout(buf):
-        result = check(fn)
-    capsys.readouterr()
-    return bool(result), buf.getvalue()
-
 
 def _sm(x):
     e = np.exp(x - np.max(x))

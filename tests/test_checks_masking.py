@@ -6,6 +6,7 @@ import pytest
 from helpers import scaled_dot_product_attention
 from helpers.checks.masking import check_causal_attention, check_left_padded_causal_mask, check_make_causal_mask
 from helpers.softmax import softmax
+from check_verdicts import review_verdict as _review_verdict
 
 
 def _rejected(result, capsys):
@@ -185,17 +186,6 @@ def test_left_padded_hint_names_the_nan_row(capsys):
 
 
 # ---- reviewer's extra wrong answers and correct variants (issue 12 review) ---------------------
-
-def _review_verdict(check, fn, capsys):
-    import io
-    import contextlib
-
-    buf = io.StringIO()
-    with contextlib.redirect_stdout(buf):
-        result = check(fn)
-    capsys.readouterr()
-    return bool(result), buf.getvalue()
-
 
 def _review_causal(Q, K, V, fill=-np.inf, scale=None):
     T = Q.shape[0]

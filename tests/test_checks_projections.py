@@ -6,6 +6,7 @@ import re
 import numpy as np
 import pytest
 
+from check_verdicts import review_verdict as _review_verdict
 from helpers.checks.projections import (
     check_additive_scores,
     check_cross_project,
@@ -87,17 +88,6 @@ def test_messages_never_show_expected_numbers(capsys):
 
 
 # ---- reviewer's extra wrong answers and correct variants (issue 12 review) ---------------------
-
-def _review_verdict(check, fn, capsys):
-    import io
-    import contextlib
-
-    buf = io.StringIO()
-    with contextlib.redirect_stdout(buf):
-        result = check(fn)
-    capsys.readouterr()
-    return bool(result), buf.getvalue()
-
 
 def _add(Q, K, W_q, W_k, w):
     return np.tanh((Q @ W_q)[:, None, :] + (K @ W_k)[None, :, :]) @ w

@@ -3,6 +3,7 @@
 import numpy as np
 
 from helpers.checks.properties import check_dependency_pattern, check_permutation_matrix, check_score_matrix_bytes
+from check_verdicts import review_verdict as _review_verdict
 
 
 def test_permutation_matrix_check(capsys):
@@ -52,17 +53,6 @@ def test_dependency_pattern_check(capsys):
 
 
 # ---- reviewer's extra wrong answers and correct variants (issue 12 review) ---------------------
-
-def _review_verdict(check, fn, capsys):
-    import io
-    import contextlib
-
-    buf = io.StringIO()
-    with contextlib.redirect_stdout(buf):
-        result = check(fn)
-    capsys.readouterr()
-    return bool(result), buf.getvalue()
-
 
 def test_review_property_variants(capsys):
     cases = [

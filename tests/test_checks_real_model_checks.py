@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 from helpers.checks.real_model_checks import check_referent_margin, check_special_share
+from check_verdicts import review_verdict as _review_verdict
 
 
 def _rejected(result, capsys):
@@ -59,17 +60,6 @@ def test_share_rejects(name, capsys):
 
 
 # ---- reviewer's extra wrong answers and correct variants (issue 12 review) ---------------------
-
-def _review_verdict(check, fn, capsys):
-    import io
-    import contextlib
-
-    buf = io.StringIO()
-    with contextlib.redirect_stdout(buf):
-        result = check(fn)
-    capsys.readouterr()
-    return bool(result), buf.getvalue()
-
 
 REVIEW_REAL = [
     (check_referent_margin, lambda A, i, a, b: A[:, :, i - 1, a - 1] - A[:, :, i - 1, b - 1], False),   # 1-based

@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 from helpers.checks import check_softmax
+from check_verdicts import review_verdict as _review_verdict
 
 
 def good(x):
@@ -105,17 +106,6 @@ def test_global_max_gets_the_per_row_hint(capsys):
 
 
 # ---- reviewer's extra wrong answers and correct variants (issue 12 review) ---------------------
-
-def _review_verdict(check, fn, capsys):
-    import io
-    import contextlib
-
-    buf = io.StringIO()
-    with contextlib.redirect_stdout(buf):
-        result = check(fn)
-    capsys.readouterr()
-    return bool(result), buf.getvalue()
-
 
 def _review_rowwise(x, centre):
     x = np.asarray(x, dtype=float)

@@ -47,6 +47,7 @@ def test_parameter_count_check():
 # ---- more wrong answers, and correct variants ------------------------------------------------
 
 import pytest  # noqa: E402
+from check_verdicts import review_verdict as _review_verdict
 
 
 def _sm(S, axis=-1):
@@ -99,17 +100,6 @@ def test_parameter_count_rejects_bias_and_constant_factors():
 
 
 # ---- reviewer's extra wrong answers and correct variants (issue 12 review) ---------------------
-
-def _review_verdict(check, fn, capsys):
-    import io
-    import contextlib
-
-    buf = io.StringIO()
-    with contextlib.redirect_stdout(buf):
-        result = check(fn)
-    capsys.readouterr()
-    return bool(result), buf.getvalue()
-
 
 def _review_att(X, W_Q, W_K, W_V, scale_dim=None, causal=False):
     Q, K, V = X @ W_Q, X @ W_K, X @ W_V
