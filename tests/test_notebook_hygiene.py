@@ -11,6 +11,7 @@ import re
 from pathlib import Path
 
 import pytest
+from nbcells import cells as _cells, src as _src, tags as _tags
 
 NOTEBOOKS = sorted((Path(__file__).resolve().parents[1] / "notebooks").glob("*.ipynb"))
 NAME = re.compile(r"^02-\d\d-[a-z0-9]+(-[a-z0-9]+)*\.ipynb$")
@@ -19,19 +20,6 @@ MAX_MARKDOWN_LINES = 60
 MAX_OUTPUT_BYTES = 300_000
 MAX_NOTEBOOK_BYTES = 3_000_000
 LEAKED_REPR = re.compile(r"^(\[?<matplotlib\.|Text\(|<Figure size .* with \d+ Axes>$)")
-
-
-def _cells(path):
-    return json.loads(path.read_text(encoding="utf-8"))["cells"]
-
-
-def _src(cell):
-    s = cell["source"]
-    return "".join(s) if isinstance(s, list) else s
-
-
-def _tags(cell):
-    return set(cell.get("metadata", {}).get("tags", []))
 
 
 def test_there_are_notebooks():

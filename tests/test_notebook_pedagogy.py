@@ -17,6 +17,7 @@ import re
 from pathlib import Path
 
 import pytest
+from nbcells import cells as _cells, src as _src, tags as _tags
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("02-*.ipynb"))
@@ -24,19 +25,6 @@ LESSONS = [p for p in NOTEBOOKS if 1 <= int(p.name[3:5]) <= 11]
 CJK = re.compile(r"[\u4e00-\u9fff]")
 HEADING = re.compile(r"^(#{1,6})\s+(.*)$", re.M)
 MAX_HELPER_MODULES = 3
-
-
-def _cells(path):
-    return json.loads(path.read_text(encoding="utf-8"))["cells"]
-
-
-def _src(cell) -> str:
-    s = cell["source"]
-    return "".join(s) if isinstance(s, list) else s
-
-
-def _tags(cell) -> set[str]:
-    return set(cell.get("metadata", {}).get("tags", []))
 
 
 def _defined_names(source: str) -> set[str]:

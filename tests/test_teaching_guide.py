@@ -15,6 +15,7 @@ import re
 from pathlib import Path
 
 import pytest
+from nbcells import cells as _cells, src as _src, tags as _tags
 
 ROOT = Path(__file__).resolve().parents[1]
 GUIDE = ROOT / "docs" / "teaching"
@@ -22,19 +23,6 @@ NOTEBOOKS = sorted((ROOT / "notebooks").glob("02-*.ipynb"))
 REQUIRED = ["## 学习目标", "## 核心路径与时间", "## 时间不够时跳过", "## 常见误解", "## 试一试 参考答案",
             "## 预测题答案", "## 讨论题"]
 QUOTED = re.compile(r"「([^」]+)」")
-
-
-def _cells(path):
-    return json.loads(path.read_text(encoding="utf-8"))["cells"]
-
-
-def _src(cell) -> str:
-    s = cell["source"]
-    return "".join(s) if isinstance(s, list) else s
-
-
-def _tags(cell) -> set[str]:
-    return set(cell.get("metadata", {}).get("tags", []))
 
 
 def _section(path: Path) -> Path:
