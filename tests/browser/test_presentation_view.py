@@ -173,6 +173,11 @@ def test_presentation_view(voila_server, vpage, widget_budget_s, name):
     assert "Traceback" not in text and "Error displaying widget" not in text, f"{name}: an error is shown"
 
     sliders = lab.sliders(vpage)
+    if sliders:  # what the lecturer first sees: the widget as it starts, before anything is moved
+        ARTIFACTS.mkdir(parents=True, exist_ok=True)
+        vpage.locator(".widget-slider").first.evaluate("n => n.scrollIntoView({block: 'start'})")
+        vpage.wait_for_timeout(300)
+        vpage.screenshot(path=ARTIFACTS / f"voila-{Path(name).stem}.png")
     if name in {"02-05-scaling-by-sqrt-dk.ipynb", "02-10-causal-mask.ipynb"}:
         assert sliders, f"{name}: the presentation view shows no slider"
     if sliders:
@@ -186,6 +191,3 @@ def test_presentation_view(voila_server, vpage, widget_budget_s, name):
         assert result.seconds <= widget_budget_s, f"{name}: slider {info['label']!r} took {result.seconds:.2f} s"
 
     assert not _foreign(requests), f"{name}: the presentation view asked other hosts: {_foreign(requests)}"
-    if name == "02-05-scaling-by-sqrt-dk.ipynb":
-        ARTIFACTS.mkdir(parents=True, exist_ok=True)
-        vpage.screenshot(path=ARTIFACTS / "voila-02-05.png")
