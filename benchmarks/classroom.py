@@ -99,10 +99,27 @@ def run_kernel(nb, cwd: Path, timeout: int = 600) -> dict:
     for cell in nb.cells:
         if cell.cell_type == "code":
             cell.outputs = []
-    client = NotebookClient(nb, timeout=timeout, kernel_name="python3", allow_errors=False,
+    from jupyter_client import KernelManager
+
+    # IPC sockets, not TCP ports: twenty kernels starting at once on TCP can race for the same
+    # free port ("Kernel died before replying to kernel_info"); a socket file cannot collide.
+    if os.name == "posix":  # the socket path must be absolute: the kernel runs in the notebook's folder
+        import tempfile
+
+        sockets = tempfile.mkdtemp(prefix="ch02-kernel-")
+        km = KernelManager(kernel_name="python3", transport="ipc", ip=os.path.join(sockets, "kernel"))
+    else:
+        km = KernelManager(kernel_name="python3")
+    client = NotebookClient(nb, km=km, timeout=timeout, kernel_name="python3", allow_errors=False,
                             record_timing=False, resources={"metadata": {"path": str(cwd)}})
     start = time.perf_counter()
-    client.execute()
+    try:
+        client.execute()
+    finally:
+        if os.name == "posix":
+            import shutil
+
+            shutil.rmtree(sockets, ignore_errors=True)
     wall = time.perf_counter() - start
     text = "".join(o.get("text", "") for o in nb.cells[-1].outputs if o.get("output_type") == "stream")
     line = next((ln for ln in text.splitlines() if ln.startswith(MARKER)), None)

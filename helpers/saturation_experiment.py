@@ -53,7 +53,7 @@ def saturation_rates(d_ks=(8, 32, 128, 512), inv_temp: float = 1.0, n_seeds: int
     return out
 
 
-_CHUNK_FLOATS = 1 << 22
+_CHUNK_FLOATS = 1 << 20
 
 
 def saturation_table(d_ks=(16, 64, 256, 1024), T: int = DEFAULT_T, n_trials: int = 200, seed: int = 0,
@@ -61,7 +61,7 @@ def saturation_table(d_ks=(16, 64, 256, 1024), T: int = DEFAULT_T, n_trials: int
     """Measure how saturated softmax is, unscaled vs scaled, for several d_k.
 
     For each ``d_k``, draw ``n_trials`` independent (query, T keys) samples with
-    i.i.d. N(0, 1) components (chunks of <= ``chunk`` trials and ~4M key floats, float32) and
+    i.i.d. N(0, 1) components (chunks of <= ``chunk`` trials and ~1M key floats, float32) and
     summarise the largest weight, the entropy and ``||J||_F`` — once for the raw
     scores and once divided by ``sqrt(d_k)`` (same samples).
 
@@ -82,7 +82,7 @@ def saturation_table(d_ks=(16, 64, 256, 1024), T: int = DEFAULT_T, n_trials: int
     for d_k in d_ks:
         d_k = check_d_k(d_k)
         parts = []
-        # at most ~4M floats of keys per chunk (16 MiB float32), also for a learner's T = 4096, d_k = 1024
+        # at most ~1M floats of keys per chunk (4 MiB float32), also for a learner's T = 4096, d_k = 1024
         step = max(1, min(chunk, _CHUNK_FLOATS // (T * d_k)))
         for start in range(0, n_trials, step):
             n = min(step, n_trials - start)
