@@ -406,7 +406,7 @@ def move_slider(page, info: dict, how: str, budget_s: float, shots: Path | None,
     shot = None
     if shots is not None:
         shot = shots / f"{stem}-slider{k}-{how}-{direction}.png"
-        page.locator(f'.jp-Cell[data-nbtest-index="{info["cell"]}"] .jp-Cell-outputArea').first.screenshot(path=shot)
+        shot = _screenshot(page.locator(f'.jp-Cell[data-nbtest-index="{info["cell"]}"] .jp-Cell-outputArea').first, shot)
     return SliderResult(cell=info["cell"], label=info["label"], how=how, readout_before=readout_before,
                         readout_after=readout_after, driven_changed=seconds is not None,
                         seconds=seconds, screenshot=shot, direction=direction)
@@ -468,9 +468,20 @@ def toggle_checkbox(page, info: dict, budget_s: float) -> SliderResult:
                         readout_after=state(), driven_changed=seconds is not None, seconds=seconds)
 
 
-def screenshot_cell_output(page, cell: int, path: Path) -> Path:
-    page.locator(f'.jp-Cell[data-nbtest-index="{cell}"] .jp-Cell-outputArea').first.screenshot(path=path)
+def _screenshot(target, path: Path, timeout_ms: int = 15_000) -> Path | None:
+    """Screenshots are documentation, not evidence: a browser/Playwright pair that cannot take one
+    (old Playwright with a newer Chromium waits forever "for the element to be stable") gives None."""
+    from playwright.sync_api import Error as PlaywrightError
+
+    try:
+        target.screenshot(path=path, timeout=timeout_ms)
+    except PlaywrightError:
+        return None
     return path
+
+
+def screenshot_cell_output(page, cell: int, path: Path) -> Path | None:
+    return _screenshot(page.locator(f'.jp-Cell[data-nbtest-index="{cell}"] .jp-Cell-outputArea').first, path)
 
 
 def screenshot_lab_at_cell(page, cell: int, path: Path) -> Path:
@@ -478,8 +489,7 @@ def screenshot_lab_at_cell(page, cell: int, path: Path) -> Path:
     page.locator(f'.jp-Cell[data-nbtest-index="{cell}"]').first.evaluate(
         "n => n.scrollIntoView({block: 'start'})")
     page.wait_for_timeout(200)
-    page.screenshot(path=path)
-    return path
+    return _screenshot(page, path)
 
 
 def first_figure_cell(run: NotebookRun) -> int | None:

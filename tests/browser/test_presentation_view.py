@@ -177,7 +177,7 @@ def test_presentation_view(voila_server, vpage, widget_budget_s, name):
         ARTIFACTS.mkdir(parents=True, exist_ok=True)
         vpage.locator(".widget-slider").first.evaluate("n => n.scrollIntoView({block: 'start'})")
         vpage.wait_for_timeout(300)
-        vpage.screenshot(path=ARTIFACTS / f"voila-{Path(name).stem}.png")
+        lab._screenshot(vpage, ARTIFACTS / f"voila-{Path(name).stem}.png")
     if name in {"02-05-scaling-by-sqrt-dk.ipynb", "02-10-causal-mask.ipynb"}:
         assert sliders, f"{name}: the presentation view shows no slider"
     if sliders:
