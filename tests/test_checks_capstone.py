@@ -13,9 +13,9 @@ import pytest
 
 import helpers as H
 from helpers.checks import check_attention_test, check_capstone
-from helpers.checks.capstone import _cases, _diagnose, _reference, helpers_references
-from helpers.checks.written_test import _make_impl, _weights
-from helpers.heads import multi_head_self_attention
+from helpers.checks.nb12_capstone import _cases, _diagnose, _reference, helpers_references
+from helpers.checks.nb12_capstone_test import _make_impl, _weights
+from helpers import multi_head_self_attention
 
 
 # ---- part 1: solutions ------------------------------------------------------------------------
@@ -442,7 +442,7 @@ def test_hints_and_diagnoses_never_show_code(capsys, label):
 
 
 def test_every_hint_and_diagnosis_text_is_code_free():
-    from helpers.checks import capstone
+    from helpers.checks import nb12_capstone as capstone
     texts = [c.hint for c in _cases()] + [d for _, d in capstone._DIAGNOSES]
     for t in texts:
         for code in _CODE:

@@ -3,7 +3,7 @@
 import numpy as np
 
 from helpers.checks import Case, check_array, check_softmax, run_check
-from helpers.softmax import softmax
+from helpers import softmax
 
 
 def test_pass_fail_and_not_done(capsys):

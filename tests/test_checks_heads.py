@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from helpers.checks.heads import check_multi_head, check_split_heads
+from helpers.checks import check_multi_head, check_split_heads
 from check_verdicts import review_verdict as _review_verdict
 
 

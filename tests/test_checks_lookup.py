@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from helpers.checks.lookup import check_contextual_mix, check_cosine, check_soft_lookup, check_soft_lookup_jacobian
+from helpers.checks import check_contextual_mix, check_cosine, check_soft_lookup, check_soft_lookup_jacobian
 from check_verdicts import review_verdict as _review_verdict
 
 

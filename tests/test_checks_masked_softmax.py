@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from helpers.checks.masked_softmax import check_masked_softmax, check_row_max_fix
+from helpers.checks import check_masked_softmax, check_row_max_fix
 
 
 def _masked_ok(s, allowed):

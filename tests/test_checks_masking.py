@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 
 from helpers import scaled_dot_product_attention
-from helpers.checks.masking import check_causal_attention, check_left_padded_causal_mask, check_make_causal_mask
-from helpers.softmax import softmax
+from helpers.checks import check_causal_attention, check_left_padded_causal_mask, check_make_causal_mask
+from helpers import softmax
 from check_verdicts import review_verdict as _review_verdict
 
 

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from helpers.checks.padding import check_key_padding_attention
+from helpers.checks import check_key_padding_attention
 
 
 def _softmax(S):

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from check_verdicts import review_verdict as _review_verdict
-from helpers.checks.projections import (
+from helpers.checks import (
     check_additive_scores,
     check_cross_project,
     check_project,

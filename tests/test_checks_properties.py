@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from helpers.checks.properties import check_dependency_pattern, check_permutation_matrix, check_score_matrix_bytes
+from helpers.checks import check_dependency_pattern, check_permutation_matrix, check_score_matrix_bytes
 from check_verdicts import review_verdict as _review_verdict
 
 

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from helpers.checks.real_model_checks import check_referent_margin, check_special_share
+from helpers.checks import check_referent_margin, check_special_share
 from check_verdicts import review_verdict as _review_verdict
 
 

@@ -5,7 +5,7 @@ import math
 import numpy as np
 import pytest
 
-from helpers.checks.saturation import (
+from helpers.checks import (
     check_dot_variance,
     check_is_attention_matrix,
     check_scaled_scores,

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from helpers.checks.score_shift import check_key_shift
+from helpers.checks import check_key_shift
 
 
 def test_correct_variants_pass():

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from helpers.checks.whole_formula import check_five_steps, check_qkv_parameter_count
+from helpers.checks import check_five_steps, check_qkv_parameter_count
 
 
 def _five_steps(X, W_Q, W_K, W_V):

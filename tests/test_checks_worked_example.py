@@ -2,9 +2,11 @@
 
 import math
 
+import helpers as H
+
 import pytest
 
-from helpers.checks.worked_example import check_worked_example_row
+from helpers.checks import check_worked_example_row
 
 R2 = math.sqrt(2.0)
 
@@ -84,7 +86,7 @@ def test_classic_slips_fail(capsys):
 
 def _review_row2(sqrt2=math.sqrt(2), base=math.e):
     import numpy as np
-    from helpers.book import exact_values
+    exact_values = H.book.exact_values
 
     ex = exact_values()
     s = ex["Q"][1] @ ex["K"].T / sqrt2

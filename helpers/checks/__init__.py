@@ -1,38 +1,57 @@
 """Self-checks for the exercises: ``from helpers.checks import check_softmax`` (every check).
 
-Each ``check_*`` runs a learner's function (or value) on hidden cases and prints
-a pass line, or the first failing case with a hint (in Chinese). It never prints the answer.
-Every module below lists its checks in ``__all__``; a test keeps this file complete.
+Each ``check_*`` runs a learner's function (or value) on hidden cases and prints a pass line, or the
+first failing case with a hint (in Chinese). It never prints the answer and never raises because of
+what the learner's function returned or raised.
+
+One module per notebook, in the notebooks' order (2.12 has two: the capstone and the learner's test),
+on a shared machinery: ``core`` (``run_check``, ``Case``, the verdict) and ``numpy_only`` (refusing
+code that calls ``helpers`` where a task says "numpy only"). ``MODULES`` below is the one list; every
+name in a module's ``__all__`` is importable from here.
 """
 
-from .core import *  # noqa: F401,F403  (Case, CheckResult, run_check, check_array)
-from .block_norms import *  # noqa: F401,F403
-from .capstone import *  # noqa: F401,F403
-from .causal_bug_hunt import *  # noqa: F401,F403
-from .causal_example import *  # noqa: F401,F403
-from .decode import *  # noqa: F401,F403
-from .heads import *  # noqa: F401,F403
-from .lookup import *  # noqa: F401,F403
-from .masking import *  # noqa: F401,F403
-from .position_bias import *  # noqa: F401,F403
-from .masked_softmax import *  # noqa: F401,F403
-from .padding import *  # noqa: F401,F403
-from .score_scale import *  # noqa: F401,F403
-from .score_shift import *  # noqa: F401,F403
-from .projections import *  # noqa: F401,F403
-from .properties import *  # noqa: F401,F403
-from .real_model_checks import *  # noqa: F401,F403
-from .reparam import *  # noqa: F401,F403
-from .saturation import *  # noqa: F401,F403
-from .softmax_checks import *  # noqa: F401,F403
-from .temperature import *  # noqa: F401,F403
-from .whole_formula import *  # noqa: F401,F403
-from .worked_example import *  # noqa: F401,F403
-from .written_test import *  # noqa: F401,F403
+from __future__ import annotations
 
-from . import (block_norms, capstone, causal_bug_hunt, causal_example, core, decode, heads, lookup, masked_softmax, masking, padding, position_bias, projections, properties, real_model_checks,  # noqa: E402
-               reparam, saturation, score_scale, score_shift, softmax_checks, temperature, whole_formula, worked_example, written_test)
+import importlib
 
-__all__ = sorted({name for mod in (block_norms, core, capstone, causal_bug_hunt, causal_example, position_bias, decode, heads, lookup, masked_softmax, masking, padding, projections, properties,
-                                   real_model_checks, reparam, saturation, score_scale, score_shift, softmax_checks, temperature, whole_formula, worked_example, written_test)
-                  for name in mod.__all__})
+MODULES = (
+    "core",
+    "numpy_only",
+    "nb01_contextual",
+    "nb02_soft_lookup",
+    "nb03_qkv_projections",
+    "nb04_dot_product_scores",
+    "nb05_scaling",
+    "nb06_softmax",
+    "nb07_whole_formula",
+    "nb08_worked_example",
+    "nb09_properties",
+    "nb10_causal_mask",
+    "nb11_beyond_single_head",
+    "nb12_capstone",
+    "nb12_capstone_test",
+    "nb13_real_model",
+)
+
+_EXPORTS = {}  # public name -> module that defines it
+for _name in MODULES:
+    _module = importlib.import_module(f"{__name__}.{_name}")
+    for _public in _module.__all__:
+        if _public in _EXPORTS:
+            raise ImportError(f"helpers.checks: {_public!r} is exported by both {_EXPORTS[_public].__name__} and {_name}")
+        _EXPORTS[_public] = _module
+del _name, _module, _public
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str):
+    try:
+        module = _EXPORTS[name]
+    except KeyError:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None
+    return getattr(module, name)
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

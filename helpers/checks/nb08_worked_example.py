@@ -1,24 +1,26 @@
-"""Self-check for the 2.8 exercise: one row of the worked example by hand.
+"""Self-checks for 2.8 (the worked example): one row by hand, and the book's example with a causal mask.
 
-The learner uses numpy only as a calculator (no attention helper) to compute one
-row of the attention matrix A and of the output for the book's 4-token example,
-in a function that returns both, and passes that function to
-:func:`check_worked_example_row`.
+The learner uses numpy only as a calculator (no attention helper) to compute one row of the attention
+matrix A and of the output for the book's 4-token example, in a function that returns both.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from ..book import exact_values
+import helpers as H
+
 from .core import FAIL, Case, CheckResult, float_safe, run_check, signature_problem
 
-__all__ = ["check_worked_example_row"]
+__all__ = ["check_worked_example_row", "check_causal_worked_example"]
+
 
 _WEIGHT_HINT = (
     "对第 r 个查询：分数是它与四个键的点积，除以 √2（d_k = 2），取指数后除以四个指数之和。"
     "保持全精度（keep full precision）：先把缩放后的分数四舍五入到两位小数再取指数，正是书中得到 4.10 而不是 4.11 的原因。"
 )
+
+
 _OUTPUT_HINT = (
     "输出的第 r 行是四个值向量（V 的各行）按第 r 行权重加权之和。"
     "用你未经四舍五入的权重，而不是保留三位小数的权重。"
@@ -49,7 +51,7 @@ def check_worked_example_row(fn, row: int = 2) -> CheckResult:
         raise ValueError(f"row must be 1, 2, 3 or 4 (the book counts rows from 1); got {row!r}. "
                          f"（row 只能是 1、2、3 或 4，书中的行从 1 开始数。）")
     r = int(row) - 1
-    ex = exact_values()
+    ex = H.book.exact_values()
     if not callable(fn):
         return run_check(f"check_worked_example_row(row={row})", fn, [])
     problem = signature_problem(fn, (), {})
@@ -70,3 +72,37 @@ def check_worked_example_row(fn, row: int = 2) -> CheckResult:
         Case(f"output[{row}, :]，第 {row} 行输出", (1,), ex["output"][r], _OUTPUT_HINT),
     ]
     return run_check(f"check_worked_example_row(row={row})", part, cases, atol=1e-6, rtol=0.0)
+
+
+def _reference() -> tuple[np.ndarray, np.ndarray]:
+    ex = H.book.exact_values()
+    Q, K, V = ex["Q"], ex["K"], ex["V"]
+    S = Q @ K.T / np.sqrt(Q.shape[1])
+    S = np.where(np.tril(np.ones((4, 4), dtype=bool)), S, -np.inf)
+    A = H.softmax(S)
+    return A, A @ V
+
+
+def check_causal_worked_example(fn) -> CheckResult:
+    """Check ``fn() -> (weights, output)`` for the book's example with a causal mask.
+
+    ``weights`` has shape (4, 4): row i is query i's weights over keys 1..4, where query i
+    may only look at keys j <= i (itself and the tokens before it). ``output`` has shape (4, 2).
+    Both must match the exact values to 1e-4, so weights rounded to 3 decimals do not pass.
+    """
+    A, out = _reference()
+
+    def part(k):
+        result = fn()
+        if not isinstance(result, (tuple, list)) or len(result) != 2:
+            raise TypeError(f"请返回一对 (weights, output)；你返回的是 {type(result).__name__}")
+        return result[k]
+
+    cases = [
+        Case("因果掩码下的权重矩阵 A（4×4）", (0,), A,
+             "第 i 行只能把权重分给第 1…i 个键（含自己）；被挡住的键在 softmax 之前就要排除，"
+             "这样剩下的权重加起来才是 1。第 1 个 token 只看得见自己。别忘了除以 √d_k。"),
+        Case("因果掩码下的输出（4×2）", (1,), out,
+             "输出的第 i 行是第 i 行权重对 V 的各行加权求和；用不舍入的权重。"),
+    ]
+    return run_check("check_causal_worked_example", part, cases, atol=1e-4, rtol=0.0)

@@ -1,17 +1,24 @@
-"""Self-checks for the exercises about the causal mask (chapter 2.10).
+"""Self-checks for 2.10 (the causal mask): the additive mask, causal attention, the bug hunt (a mask off by
+one) and the left-padded causal mask (transfer).
 
-``from helpers.checks.masking import check_make_causal_mask, check_causal_attention,
-check_left_padded_causal_mask``
+The bug-hunt exhibit ``buggy_causal_attention(Q, K, V)`` builds its mask with ``np.triu(..., k=0)`` and so
+hides the diagonal too (a token cannot see itself; the first row is masked entirely, and adding -1e9 to
+every entry of a float64 row changes nothing, so token 1 silently gets its unmasked weights).
 """
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
-from ..attention import scaled_dot_product_attention
-from .core import Case, CheckResult, float_safe, run_check
+import helpers as H
 
-__all__ = ["check_make_causal_mask", "check_causal_attention", "check_left_padded_causal_mask"]
+from .core import Case, CheckResult, float_safe, lenient_softmax, run_check
+
+__all__ = ["check_make_causal_mask", "check_causal_attention", "check_fixed_causal_attention",
+           "check_left_padded_causal_mask", "buggy_causal_attention", "far_apart_case"]
+
 
 _MASK_HINT = (
     "键 j 在查询 i 之前或就是它自己（j ≤ i）时 M[i, j] = 0；键 j 在未来（j > i）时为负无穷（-inf）。"
@@ -43,7 +50,7 @@ def check_make_causal_mask(fn) -> CheckResult:
 def _reference_causal(Q, K, V) -> np.ndarray:
     T = Q.shape[0]
     allowed = np.tril(np.ones((T, K.shape[0]), dtype=bool))
-    return scaled_dot_product_attention(Q, K, V, mask=allowed).output
+    return H.scaled_dot_product_attention(Q, K, V, mask=allowed).output
 
 
 def far_apart_case():
@@ -86,6 +93,91 @@ def check_causal_attention(fn) -> CheckResult:
              "分数超过约 709 时 exp 会溢出成 inf：先减去每一行的最大值再取指数。"),
     ]
     return run_check("check_causal_attention", fn, cases, atol=1e-8, rtol=1e-6)
+
+
+def buggy_causal_attention(Q, K, V):
+    """The bug-hunt exhibit (shape (T, d_k), (T, d_k), (T, d_v) -> (T, d_v)): its mask is off by one."""
+    T = Q.shape[0]
+    S = Q @ K.T / np.sqrt(Q.shape[-1])
+    S = S + np.triu(np.full((T, T), -1e9), k=0)
+    return lenient_softmax(S) @ V
+
+
+def _reference_by_rows(Q, K, V):
+    """Causal attention written row by row (query i sees keys 0..i), independent of the masking helpers."""
+    T, d_k = Q.shape
+    out = np.zeros((T, V.shape[1]))
+    for i in range(T):
+        out[i] = H.softmax(Q[i] @ K[: i + 1].T / math.sqrt(d_k)) @ V[: i + 1]
+    return out
+
+
+def _variant(Q, K, V, kind):
+    T = Q.shape[0]
+    S = Q @ K.T / (1.0 if kind == "no scale" else math.sqrt(Q.shape[-1]))
+    future = np.triu(np.ones((T, T), bool), k=1)
+    if kind == "original bug":
+        return buggy_causal_attention(Q, K, V)
+    if kind == "after softmax":
+        return np.where(future, 0.0, lenient_softmax(S)) @ V
+    if kind == "no mask":
+        return lenient_softmax(S) @ V
+    return lenient_softmax(np.where(future, -np.inf, S)) @ V
+
+
+_DIAGNOSES = [
+    ("original bug", "和原来那个有 bug 的函数输出一样：掩码还是错了一位——对角线（每个词自己）必须留着，只挡 j > i。"),
+    ("after softmax", "像在 softmax 之后才把未来清零：行和不再是 1。掩码要加在 softmax 之前。"),
+    ("no mask", "像完全没有掩码：每个词又能看见未来了。"),
+    ("no scale", "像漏掉了 1/sqrt(d_k) 的缩放。"),
+]
+
+
+def _diagnose(fn):
+    g = np.random.default_rng(5)
+    args = tuple(g.normal(size=(5, d)) for d in (3, 3, 2))
+    try:
+        with np.errstate(all="ignore"):
+            got = np.asarray(fn(*args), dtype=float)
+    except Exception:
+        return None
+    for kind, text in _DIAGNOSES:
+        if got.shape == (5, 2) and np.allclose(got, _variant(*args, kind), rtol=1e-6, atol=1e-8):
+            return text
+    return None
+
+
+@float_safe
+def check_fixed_causal_attention(fn) -> CheckResult:
+    """Check ``fn(Q, K, V) -> (T, d_v)``: causal scaled dot-product attention (the bug fixed).
+
+    Q, K have shape (T, d_k), V has shape (T, d_v). Prints a verdict (in Chinese); truthy on success.
+    """
+    g = np.random.default_rng(20260210)
+    one = tuple(g.normal(size=(1, d)) for d in (3, 3, 2))
+    small = tuple(g.normal(size=(4, d)) for d in (3, 3, 2))
+    wide = tuple(g.normal(size=(7, d)) for d in (16, 16, 5))
+    far = far_apart_case()
+    cases = [
+        Case("只有一个词 (T = 1)", one, _reference_by_rows(*one),
+             "一个词只能看见它自己，所以输出就是它自己的值向量。它能看见自己吗？"),
+        Case("T = 4, d_k = 3, d_v = 2", small, _reference_by_rows(*small),
+             "看第 1 行：第 1 个词应该把全部权重给谁？再看掩码里对角线上的数。"),
+        Case("T = 7, d_k = 16, d_v = 5", wide, _reference_by_rows(*wide),
+             "每行的权重只能落在这个词和它之前的词上，并且和为 1。"),
+        Case("一行远低于其他行，且未来的键分数很高", far, _reference_by_rows(*far),
+             "掩码要在 softmax 之前加到分数上：先 softmax 再清零（即使再重新归一化）会在这一行得到 0/0；"
+             "另外 softmax 要减去每一行自己的最大值，而不是整个矩阵的最大值。"),
+    ]
+    result = run_check("check_fixed_causal_attention", fn, cases, atol=1e-8, rtol=1e-6)
+    if result or not callable(fn) or "NotImplementedError" in result.message:
+        return result
+    diagnosis = _diagnose(fn)
+    if diagnosis is None:
+        return result
+    line = f"   诊断：在一个额外的小输入上，你的输出{diagnosis}"
+    print(line)
+    return CheckResult(result.name, False, result.n_cases, result.n_passed, result.message + "\n" + line)
 
 
 def _reference_left_padded(T: int, n_pad: int) -> np.ndarray:

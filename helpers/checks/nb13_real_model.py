@@ -1,4 +1,4 @@
-"""Self-checks for the exercises of 2.13 (attention of a real pretrained encoder).
+"""Self-checks for 2.13 (attention of a real pretrained encoder).
 
 The hidden cases use random, row-normalised attention tensors, so the checks work
 whether or not the model weights have been fetched.

@@ -1,10 +1,8 @@
-"""Self-checks for the exercises of 2.5 (scaling by sqrt(d_k)) and 2.6 (softmax as normalisation).
+"""Self-checks for 2.5 (scaling by sqrt(d_k)): Var(q . k), the score scale for other variances, the scaled
+scores, and the softmax Jacobian.
 
-    from helpers.checks.saturation import check_dot_variance, check_scaled_scores
-    from helpers.checks.saturation import check_softmax_jacobian, check_is_attention_matrix
-
-Each check runs the learner's function on hidden cases and prints one verdict
-line (plus a hint on failure, in Chinese). The expected values are never printed.
+The learner's ``score_scale(d_k, var_q, var_k)`` returns the factor c that makes ``Var(c * q . k) = 1`` when
+q and k have independent, zero-mean components with variances ``var_q`` and ``var_k``.
 """
 
 from __future__ import annotations
@@ -13,10 +11,11 @@ import math
 
 import numpy as np
 
-from ..softmax import softmax, softmax_jacobian
+import helpers as H
+
 from .core import Case, CheckResult, float_safe, run_check
 
-__all__ = ["check_dot_variance", "check_scaled_scores", "check_softmax_jacobian", "check_is_attention_matrix"]
+__all__ = ["check_dot_variance", "check_score_scale", "check_scaled_scores", "check_softmax_jacobian"]
 
 
 @float_safe
@@ -45,6 +44,30 @@ def check_dot_variance(fn) -> CheckResult:
              "方差不一定是整数：不要取整或做整除，直接返回浮点数。", rtol=1e-6),
     ]
     return run_check("check_dot_variance", fn, cases, atol=0.0, rtol=1e-9)
+
+
+def check_score_scale(fn) -> CheckResult:
+    """Check ``fn(d_k, var_q, var_k) -> float``: c with Var(c q.k) = 1 for independent zero-mean components."""
+    rng = np.random.default_rng(20260505)
+    q = rng.normal(scale=math.sqrt(3.0), size=(20000, 8))
+    k = rng.normal(scale=math.sqrt(0.5), size=(20000, 8))
+    mc = 1.0 / float(np.std(np.sum(q * k, axis=1)))  # close to 1 / sqrt(8 * 3 * 0.5) = 1 / sqrt(12)
+    cases = [
+        Case("单位方差，d_k = 64", (64, 1.0, 1.0), 1 / 8.0,
+             "单位方差时就是正文里的缩放因子。想一想：要让方差变成 1，乘的是标准差的倒数还是方差的倒数？"),
+        Case("单位方差，d_k = 1", (1, 1.0, 1.0), 1.0, "只有一项、方差为 1 时，不需要任何缩放。"),
+        Case("var_q = 4，var_k = 1，d_k = 16", (16, 4.0, 1.0), 1 / 8.0,
+             "分量方差不再是 1：先写出 Var(q·k)（每一项的方差是两个方差的乘积，不是和），再决定除以什么。"),
+        Case("var_q = 0.25，var_k = 4，d_k = 256", (256, 0.25, 4.0), 1 / 16.0,
+             "方差 var_q·var_k 会进入 Var(q·k)；缩放因子要同时抵消 d_k 和它们。"),
+        Case("var_q = 2，var_k = 0.5，d_k = 1", (1, 2.0, 0.5), 1.0,
+             "两个方差的乘积是 1 时，结果应与单位方差相同——检查你是把它们相乘还是相加。"),
+        Case("与蒙特卡洛模拟对照（d_k = 8，var_q = 3，var_k = 0.5）", (8, 3.0, 0.5), mc,
+             "用 20000 个模拟点积的标准差核对：c·(q·k) 的标准差应为 1。", rtol=0.02),
+    ]
+    # exact cases: a tight tolerance (float32 arithmetic passes, a 1 % constant-factor error does not);
+    # only the Monte Carlo case, with its ~0.5 % sampling error, gets 2 %
+    return run_check("check_score_scale", fn, cases, atol=0.0, rtol=1e-5)
 
 
 @float_safe
@@ -81,73 +104,19 @@ def check_scaled_scores(fn) -> CheckResult:
 def check_softmax_jacobian(fn) -> CheckResult:
     """Check ``fn(a) -> (T, T)``: J[i, j] = a_i (delta_ij - a_j) for softmax weights a of shape (T,)."""
     rng = np.random.default_rng(20260225)
-    a5 = softmax(rng.normal(size=5))
-    a4 = softmax(rng.normal(size=4) * 2)
-    sat = softmax(np.array([50.0, 40.0, 0.0]))
+    a5 = H.softmax(rng.normal(size=5))
+    a4 = H.softmax(rng.normal(size=4) * 2)
+    sat = H.softmax(np.array([50.0, 40.0, 0.0]))
     cases = [
-        Case("两个相等的权重", (np.array([0.5, 0.5]),), softmax_jacobian(np.array([0.5, 0.5])),
+        Case("两个相等的权重", (np.array([0.5, 0.5]),), H.softmax_jacobian(np.array([0.5, 0.5])),
              "对角元是 a_i (1 - a_i)，非对角元是 -a_i a_j。"),
         Case("独热（one-hot）权重", (np.array([0.0, 1.0, 0.0]),), np.zeros((3, 3)),
              "权重是独热向量时，J 的每一个元素都是 0。"),
-        Case("5 个随机权重", (a5,), softmax_jacobian(a5),
+        Case("5 个随机权重", (a5,), H.softmax_jacobian(a5),
              "J 由两部分组成：以 a 为对角线的对角矩阵，减去 a 与自身的外积（outer product）；两部分缺一不可。"),
-        Case("4 个权重，行和列要分清", (a4,), softmax_jacobian(a4),
+        Case("4 个权重，行和列要分清", (a4,), H.softmax_jacobian(a4),
              "把对角线上的 a_i 和外积 a_i a_j 都放进来；不要只保留对角线，也不要漏掉负号。"),
-        Case("接近饱和的一行", (sat,), softmax_jacobian(sat),
+        Case("接近饱和的一行", (sat,), H.softmax_jacobian(sat),
              "输入已经是 softmax 权重：直接使用它，不要再做一次 softmax。"),
     ]
     return run_check("check_softmax_jacobian", fn, cases, atol=1e-12, rtol=1e-9)
-
-
-@float_safe
-def check_is_attention_matrix(fn) -> CheckResult:
-    """Check ``fn(A) -> bool``: True iff every ROW of A is non-negative and sums to 1 (within 1e-6).
-
-    The False cases have a defect far outside any reasonable tolerance (row sums off by
-    0.3 or 1e-3, a column-normalised matrix, a negative weight, NaN), the True cases carry
-    only float rounding (1e-12), so tolerances between 1e-9 and 1e-4 all pass.
-    """
-    rng = np.random.default_rng(20260206)
-    S = rng.normal(size=(4, 4)) * 3
-    good = softmax(S, axis=-1)
-    wrong_axis = softmax(S, axis=0)
-    negative = good.copy()
-    negative[0] = [1.2, -0.2, 0.0, 0.0]
-    negative_below_one = good.copy()
-    negative_below_one[1] = [0.6, 0.6, -0.2, 0.0]  # every entry <= 1: an upper-bound test does not notice
-    rect = softmax(rng.normal(size=(2, 5)))
-    wrong_axis_rect = softmax(rng.normal(size=(5, 2)), axis=0)  # (5, 2): its columns sum to 1
-    plus_03 = good.copy()
-    plus_03[1] *= 1.3
-    minus_03 = good.copy()
-    minus_03[2] *= 0.7
-    shuffled = good.copy()
-    shuffled[0] *= 1.3
-    shuffled[3] *= 0.7  # total mass still T: only a per-row test notices
-    small_off = rect.copy()
-    small_off[1] *= 1.001
-    rounding = good.copy()
-    rounding[:, 0] += 1e-12
-    nan_row = good.copy()
-    nan_row[2] = np.nan
-    cases = [
-        Case("按行做的 softmax", (good,), True, "注意力矩阵的每一行都非负且和为 1，应返回 True。"),
-        Case("按列做的 softmax（错轴 bug）", (wrong_axis,), False,
-             "这个矩阵每一列的和为 1，每一行却不是：要检查的是行和（最后一个轴），不是列和。"),
-        Case("行和都为 1，但有一个权重为负", (negative,), False, "权重还必须非负：每一个元素都要 ≥ 0。"),
-        Case("行和都为 1，每个元素都不超过 1，但有一个权重为负", (negative_below_one,), False,
-             "检查的是“非负”（每个元素 ≥ 0），而不是“不超过 1”：和为 1 的一行里仍可能有负数。"),
-        Case("长方形矩阵（T_q = 2，T_kv = 5）", (rect,), True, "矩阵每个查询一行，不必是方阵。"),
-        Case("单位矩阵", (np.eye(3),), True, "独热（one-hot）的行是合法的注意力行：0 也是允许的非负数。"),
-        Case("有一行的和是 1.3", (plus_03,), False, "逐行检查和是否为 1，而不是只看非负或只看形状。"),
-        Case("有一行的和是 0.7", (minus_03,), False, "逐行检查和是否为 1（在容差 1e-6 之内）。"),
-        Case("总和为 T，但有两行分别是 1.3 和 0.7", (shuffled,), False,
-             "整个矩阵的总和或行和的平均值为 1 并不够：每一行都必须各自和为 1。"),
-        Case("有一行的和是 1.001", (small_off,), False, "容差是 1e-6：差 0.001 已经远超容差。"),
-        Case("只有 1e-12 的浮点舍入误差", (rounding,), True,
-             "浮点数相加有舍入误差：比较行和时要留一点容差，不要要求严格相等。"),
-        Case("有一行全是 NaN（0/0）", (nan_row,), False, "NaN 既不是非负数，也不会和为 1：应返回 False。"),
-        Case("长方形矩阵（5 × 2），列和为 1", (wrong_axis_rect,), False,
-             "长方形矩阵的行和与列和长度不同：沿最后一个轴（每个查询的一行）求和。"),
-    ]
-    return run_check("check_is_attention_matrix", fn, cases, atol=0.0, rtol=0.0)

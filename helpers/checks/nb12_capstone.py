@@ -1,7 +1,7 @@
 """Self-checks for the chapter's capstone (2.12).
 
 ``from helpers.checks import check_capstone`` (part 2, the learner's own test, is
-:mod:`helpers.checks.written_test`)
+:mod:`helpers.checks.nb12_capstone_test`)
 
 Part 1, :func:`check_capstone`: the learner writes batched, causal, multi-head
 self-attention from scratch, numpy only::
@@ -20,29 +20,21 @@ failure, names the classic mistake the output matches. No expected value is prin
 
 from __future__ import annotations
 
-import dis
-import functools
-import inspect
 import io
 import math
-import sys
-import types
-from contextlib import contextmanager, redirect_stdout
+from contextlib import redirect_stdout
 
 import numpy as np
 
-from .core import FAIL, Case, CheckResult, float_safe, run_check
+import helpers as H
+
+from .core import FAIL, Case, CheckResult, float_safe, lenient_softmax, run_check
+from .numpy_only import helpers_references, helpers_tripwire
 
 __all__ = ["check_capstone"]
 
 
-# ---- reference (independent of helpers.attention: loops over batch and heads) -----------------
-
-def _stable_softmax(S, axis=-1):
-    with np.errstate(invalid="ignore", over="ignore"):
-        e = np.exp(S - S.max(axis=axis, keepdims=True))
-        return e / e.sum(axis=axis, keepdims=True)
-
+# ---- reference (independent of helpers.attention and helpers.heads: loops over batch and heads) ---
 
 def _reference(X, W_Q, W_K, W_V, W_O, n_heads):
     B, T, _ = X.shape
@@ -55,8 +47,7 @@ def _reference(X, W_Q, W_K, W_V, W_O, n_heads):
             v = X[b] @ W_V[:, h * d_v:(h + 1) * d_v]
             for i in range(T):
                 s = np.array([q[i] @ k[j] / math.sqrt(d_k) for j in range(i + 1)])   # keys 0..i only
-                w = np.exp(s - s.max())
-                out[b, i, h * d_v:(h + 1) * d_v] = (w / w.sum()) @ v[: i + 1]
+                out[b, i, h * d_v:(h + 1) * d_v] = H.softmax(s) @ v[: i + 1]
     return out @ W_O
 
 
@@ -118,9 +109,9 @@ def _variant(X, W_Q, W_K, W_V, W_O, h, *, scale="head", axis=-1, mask="causal", 
     blocked = {"causal": np.triu(np.ones((T, T), bool), k=1), "diagonal too": np.triu(np.ones((T, T), bool), k=0),
                "anti": np.tril(np.ones((T, T), bool), k=-1), "none": np.zeros((T, T), bool)}[mask]
     if after:
-        A = np.where(blocked, 0.0, _stable_softmax(S, axis))
+        A = np.where(blocked, 0.0, lenient_softmax(S, axis))
     else:
-        A = _stable_softmax(np.where(blocked, fill, S), axis)
+        A = lenient_softmax(np.where(blocked, fill, S), axis)
     with np.errstate(invalid="ignore"):
         out = A @ Vh
     if split == "right":
@@ -157,115 +148,6 @@ def _diagnose(fn) -> str | None:
     return None
 
 
-# ---- "numpy only": refuse a function that reaches into helpers --------------------------------
-
-_FORBIDDEN_NAMES = {"helpers", "__import__", "importlib", "eval", "exec", "sys", "globals", "builtins"}
-
-
-def _is_helpers(obj) -> bool:
-    if isinstance(obj, types.ModuleType):
-        name = obj.__name__
-    else:
-        name = getattr(obj, "__module__", None) or ""
-        if not isinstance(name, str):
-            return False
-        if not name and not isinstance(obj, type):
-            name = getattr(type(obj), "__module__", "") or ""
-    return name == "helpers" or name.startswith("helpers.")
-
-
-def _loaded_globals(code) -> set[str]:
-    names = set()
-    for ins in dis.get_instructions(code):
-        if ins.opname in ("LOAD_GLOBAL", "LOAD_NAME", "IMPORT_NAME", "IMPORT_FROM") and isinstance(ins.argval, str):
-            names.add(ins.argval)
-    for const in code.co_consts:
-        if isinstance(const, types.CodeType):
-            names |= _loaded_globals(const)
-    return names
-
-
-def helpers_references(fn, _seen=None) -> list[str]:
-    """Names through which ``fn`` (or a function it calls) reaches ``helpers``; [] if none found.
-
-    A static scan: the global names its code loads (and its nested functions'), its closure
-    cells, its default arguments; the learner's own functions found this way are scanned too.
-    """
-    seen = set() if _seen is None else _seen
-    if id(fn) in seen:
-        return []
-    seen.add(id(fn))
-    if _is_helpers(fn):
-        return [getattr(fn, "__name__", repr(fn))]
-    if isinstance(fn, functools.partial):
-        found = helpers_references(fn.func, seen)
-        for v in list(fn.args) + list(fn.keywords.values()):
-            found += helpers_references(v, seen)
-        return found
-    if inspect.ismethod(fn):
-        return helpers_references(fn.__func__, seen) + helpers_references(fn.__self__, seen)
-    if isinstance(fn, types.ModuleType):
-        return []
-    if not inspect.isfunction(fn):
-        call = getattr(type(fn), "__call__", None)
-        if callable(fn) and inspect.isfunction(call) and not _is_helpers(type(fn)):
-            return helpers_references(call, seen)
-        return []
-    found = []
-    code, g = fn.__code__, fn.__globals__
-    builtins_ns = g.get("__builtins__", {})
-    builtins_ns = vars(builtins_ns) if isinstance(builtins_ns, types.ModuleType) else builtins_ns
-    refs = []
-    for name in sorted(_loaded_globals(code)):
-        if name in _FORBIDDEN_NAMES and (name not in g or name in ("helpers",)):
-            found.append(name)
-        if name in g:
-            refs.append((name, g[name]))
-        elif name in builtins_ns and name in _FORBIDDEN_NAMES:
-            found.append(name)
-    for cell in fn.__closure__ or ():
-        try:
-            refs.append(("(closure)", cell.cell_contents))
-        except ValueError:  # empty cell
-            pass
-    for v in list(fn.__defaults__ or ()) + list((fn.__kwdefaults__ or {}).values()):
-        refs.append(("(default)", v))
-    for name, obj in refs:
-        if _is_helpers(obj):
-            found.append(name if name[0] != "(" else getattr(obj, "__name__", name))
-        elif obj is sys:
-            found.append("sys")
-        elif isinstance(obj, (dict, list, tuple, set, frozenset)) and id(obj) not in seen and len(obj) < 10_000:
-            seen.add(id(obj))
-            items = obj.values() if isinstance(obj, dict) else obj
-            refs.extend((name, v) for v in items if not isinstance(v, (int, float, str, bytes, np.ndarray)))
-        elif inspect.isfunction(obj) or isinstance(obj, functools.partial) or inspect.ismethod(obj):
-            if not (getattr(obj, "__module__", "") or "").startswith(("numpy", "math")):
-                found += helpers_references(obj, seen)
-    return sorted(set(found))
-
-
-@contextmanager
-def _tripwire(calls: list):
-    """Wrap every function of every loaded helpers module (except the checks) so a call is recorded."""
-    patched = []
-    for modname, mod in list(sys.modules.items()):
-        if mod is None or not (modname == "helpers" or modname.startswith("helpers.")) or modname.startswith("helpers.checks"):
-            continue
-        for attr, value in list(vars(mod).items()):
-            if inspect.isfunction(value) and _is_helpers(value):
-                def wrapper(*a, __f=value, **kw):
-                    calls.append(__f.__name__)
-                    return __f(*a, **kw)
-                patched.append((mod, attr, value))
-                setattr(mod, attr, wrapper)
-    try:
-        yield
-    finally:
-        for mod, attr, value in patched:
-            setattr(mod, attr, value)
-
-
 def _refuse(name: str, what: str) -> CheckResult:
     msg = (f"{FAIL} {name}：你的函数用到了 helpers（{what}）。综合练习要求只用 numpy 从零实现："
            f"把 helpers 的调用换成你自己写的 numpy 代码（需要 softmax 就自己写一个）。")
@@ -297,7 +179,7 @@ def check_capstone(fn) -> CheckResult:
     cases = _cases()
     calls: list = []
     buf = io.StringIO()
-    with _tripwire(calls), redirect_stdout(buf):
+    with helpers_tripwire(calls), redirect_stdout(buf):
         result = run_check(name, fn, cases, atol=1e-8, rtol=1e-6)
     if calls:
         return _refuse(name, "运行时调用了 " + ", ".join(sorted(set(calls))))

@@ -17,15 +17,9 @@ import weakref
 
 import numpy as np
 
-from .core import FAIL, PASS, TODO, CheckResult, signature_problem
+from .core import FAIL, PASS, TODO, CheckResult, lenient_softmax, signature_problem
 
 __all__ = ["check_attention_test"]
-
-
-def _stable_softmax(S, axis=-1):
-    with np.errstate(invalid="ignore", over="ignore"):
-        e = np.exp(S - S.max(axis=axis, keepdims=True))
-        return e / e.sum(axis=axis, keepdims=True)
 
 
 # ---- part 2: the learner writes the test -------------------------------------------------------
@@ -68,11 +62,11 @@ def _apply(kind: str, X: np.ndarray) -> np.ndarray:
         S = S - 0.5 * (i - j)
     blocked = {"off by one": j > i + 1, "no mask": np.zeros((T, T), bool)}.get(kind, j > i)
     if kind == "mask after softmax":
-        A = np.where(blocked, 0.0, _stable_softmax(S))
+        A = np.where(blocked, 0.0, lenient_softmax(S))
     elif kind == "wrong axis":
-        A = _stable_softmax(np.where(blocked, -np.inf, S), axis=0)
+        A = lenient_softmax(np.where(blocked, -np.inf, S), axis=0)
     else:
-        A = _stable_softmax(np.where(blocked, -np.inf, S))
+        A = lenient_softmax(np.where(blocked, -np.inf, S))
     return A @ V
 
 

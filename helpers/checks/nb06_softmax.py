@@ -1,0 +1,181 @@
+"""Self-checks for 2.6 (softmax as normalisation): a stable softmax, "is this an attention matrix?", the
+bug hunt (attention that subtracted the global max instead of each row's max), and a masked softmax
+whose fully masked rows give zero weights (transfer)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+import helpers as H
+
+from .core import Case, CheckResult, float_safe, run_check
+
+__all__ = ["check_softmax", "check_is_attention_matrix", "check_row_max_fix", "check_masked_softmax"]
+
+
+_ROW_HINT = "每一行单独归一化：只在最后一个轴（各个键）上求和，并保持维度以便逐行相除。"
+
+
+_ROW_MAX_HINT = ("减去的应是每一行自己的最大值（per-row max），而不是整个数组的最大值（global max）："
+                 "一行若远低于全局最大值，它的 exp 会全部下溢成 0，得到 0/0。")
+
+
+@float_safe
+def check_softmax(fn) -> CheckResult:
+    """Check a learner's softmax ``fn(x) -> weights`` along the last axis, for x of shape (..., n).
+
+    Hidden cases reject: global instead of per-row max (rows far below the global max),
+    no max subtraction (overflow), the wrong axis (square and 3-d inputs), a sum without
+    kept dimensions (square input), -inf not giving weight 0, changing ``x`` in place.
+    A float32 input is compared at float32 precision.
+    """
+    rng = np.random.default_rng(20260202)
+    rows = rng.normal(size=(3, 5))
+    square = rng.normal(size=(4, 4)) * 2.0
+    batch = rng.normal(size=(2, 3, 4))
+    far_apart = np.array([[0.0, 1.0, -0.5], [-1000.0, -1001.0, -1000.5], [3.0, 2.0, 1.0]])
+    big = np.array([[1e4, -1e4, 0.0, 9999.0], [-9000.0, -9001.0, -9002.0, -9003.0]], dtype=np.float32)
+    masked = np.array([[0.5, -np.inf, 1.5, -np.inf], [-np.inf, 2.0, 2.0, 0.0]])
+    row = np.array([1.0, 2.0, 3.0, 4.0])
+    cases = [
+        Case("一行 4 个分数", (row,), H.softmax(row),
+             "先对每个分数取指数，再除以这些指数之和，权重之和应为 1。"),
+        Case("3 行、每行 5 个分数", (rows,), H.softmax(rows), _ROW_HINT),
+        Case("方阵：4 行 4 列", (square,), H.softmax(square),
+             "方阵最能暴露轴的错误：每一行（而不是每一列）的和应为 1；按行求和后要保持维度再相除。"),
+        Case("分数全相等", (np.zeros((2, 6)),), np.full((2, 6), 1 / 6), "分数相同，权重也应该相同。"),
+        Case("相差很远的行（一行约为 -1000，另一行约为 1）", (far_apart,), H.softmax(far_apart), _ROW_MAX_HINT),
+        Case("很大的分数（±1e4，float32）", (big,), H.softmax(big),
+             "exp(1e4) 会溢出成 inf：取指数之前先减去每一行的最大值（数学上结果不变）。", atol=1e-7, rtol=1e-5),
+        Case("被掩码的分数（-inf）", (masked,), H.softmax(masked),
+             "exp(-inf) = 0，所以分数为 -inf 的位置权重应恰好为 0，其余位置照常归一化。"),
+        Case("三维输入：2 批 × 3 行 × 4 个分数", (batch,), H.softmax(batch),
+             "输入形状是 (..., n)：始终沿最后一个轴归一化，不要写死第 1 轴或第 0 轴。"),
+    ]
+    return run_check("check_softmax", fn, cases, atol=1e-9, rtol=1e-6)
+
+
+@float_safe
+def check_is_attention_matrix(fn) -> CheckResult:
+    """Check ``fn(A) -> bool``: True iff every ROW of A is non-negative and sums to 1 (within 1e-6).
+
+    The False cases have a defect far outside any reasonable tolerance (row sums off by
+    0.3 or 1e-3, a column-normalised matrix, a negative weight, NaN), the True cases carry
+    only float rounding (1e-12), so tolerances between 1e-9 and 1e-4 all pass.
+    """
+    rng = np.random.default_rng(20260206)
+    S = rng.normal(size=(4, 4)) * 3
+    good = H.softmax(S, axis=-1)
+    wrong_axis = H.softmax(S, axis=0)
+    negative = good.copy()
+    negative[0] = [1.2, -0.2, 0.0, 0.0]
+    negative_below_one = good.copy()
+    negative_below_one[1] = [0.6, 0.6, -0.2, 0.0]  # every entry <= 1: an upper-bound test does not notice
+    rect = H.softmax(rng.normal(size=(2, 5)))
+    wrong_axis_rect = H.softmax(rng.normal(size=(5, 2)), axis=0)  # (5, 2): its columns sum to 1
+    plus_03 = good.copy()
+    plus_03[1] *= 1.3
+    minus_03 = good.copy()
+    minus_03[2] *= 0.7
+    shuffled = good.copy()
+    shuffled[0] *= 1.3
+    shuffled[3] *= 0.7  # total mass still T: only a per-row test notices
+    small_off = rect.copy()
+    small_off[1] *= 1.001
+    rounding = good.copy()
+    rounding[:, 0] += 1e-12
+    nan_row = good.copy()
+    nan_row[2] = np.nan
+    cases = [
+        Case("按行做的 softmax", (good,), True, "注意力矩阵的每一行都非负且和为 1，应返回 True。"),
+        Case("按列做的 softmax（错轴 bug）", (wrong_axis,), False,
+             "这个矩阵每一列的和为 1，每一行却不是：要检查的是行和（最后一个轴），不是列和。"),
+        Case("行和都为 1，但有一个权重为负", (negative,), False, "权重还必须非负：每一个元素都要 ≥ 0。"),
+        Case("行和都为 1，每个元素都不超过 1，但有一个权重为负", (negative_below_one,), False,
+             "检查的是“非负”（每个元素 ≥ 0），而不是“不超过 1”：和为 1 的一行里仍可能有负数。"),
+        Case("长方形矩阵（T_q = 2，T_kv = 5）", (rect,), True, "矩阵每个查询一行，不必是方阵。"),
+        Case("单位矩阵", (np.eye(3),), True, "独热（one-hot）的行是合法的注意力行：0 也是允许的非负数。"),
+        Case("有一行的和是 1.3", (plus_03,), False, "逐行检查和是否为 1，而不是只看非负或只看形状。"),
+        Case("有一行的和是 0.7", (minus_03,), False, "逐行检查和是否为 1（在容差 1e-6 之内）。"),
+        Case("总和为 T，但有两行分别是 1.3 和 0.7", (shuffled,), False,
+             "整个矩阵的总和或行和的平均值为 1 并不够：每一行都必须各自和为 1。"),
+        Case("有一行的和是 1.001", (small_off,), False, "容差是 1e-6：差 0.001 已经远超容差。"),
+        Case("只有 1e-12 的浮点舍入误差", (rounding,), True,
+             "浮点数相加有舍入误差：比较行和时要留一点容差，不要要求严格相等。"),
+        Case("有一行全是 NaN（0/0）", (nan_row,), False, "NaN 既不是非负数，也不会和为 1：应返回 False。"),
+        Case("长方形矩阵（5 × 2），列和为 1", (wrong_axis_rect,), False,
+             "长方形矩阵的行和与列和长度不同：沿最后一个轴（每个查询的一行）求和。"),
+    ]
+    return run_check("check_is_attention_matrix", fn, cases, atol=0.0, rtol=0.0)
+
+
+def _attention_ref(Q, K, V):
+    S = np.asarray(Q) @ np.asarray(K).T / np.sqrt(np.asarray(K).shape[-1])
+    return H.softmax(S, axis=-1) @ np.asarray(V)
+
+
+def check_row_max_fix(fn) -> CheckResult:
+    """Check a fixed attention ``fn(Q, K, V) -> output`` of shape (T_q, d_v) from the 2.6 bug hunt.
+
+    Cases include a batch of queries whose score rows lie far apart, so that subtracting the
+    maximum of the whole score matrix (instead of each row's maximum) underflows a row to 0/0.
+    """
+    rng = np.random.default_rng(20260207)
+    Q1, K1, V1 = rng.normal(size=(4, 3)), rng.normal(size=(5, 3)), rng.normal(size=(5, 2))
+    K2 = rng.normal(size=(4, 4))
+    Q2 = np.vstack([400.0 * K2[0], rng.normal(size=(2, 4))])            # one very loud query, two quiet ones
+    V2 = rng.normal(size=(4, 3))
+    K3 = rng.normal(size=(6, 8)).astype(np.float32)
+    Q3 = np.vstack([60.0 * K3[2], rng.normal(size=8)]).astype(np.float32)
+    V3 = rng.normal(size=(6, 2)).astype(np.float32)
+    cases = [
+        Case("普通的小输入（T_q=4, T_kv=5, d_v=2）", (Q1, K1, V1), _attention_ref(Q1, K1, V1),
+             "先确认缩放用的是 sqrt(d_k)，softmax 沿每一行（最后一个轴）。"),
+        Case("一个很“响”的查询和两个安静的查询", (Q2, K2, V2), _attention_ref(Q2, K2, V2),
+             "有一行的分数都比另一行的最大值低几百：减去的最大值应该是谁的最大值？"),
+        Case("float32，两行分数相距很远", (Q3, K3, V3), _attention_ref(Q3, K3, V3),
+             "float32 的 exp 在指数低于约 -100 时就下溢为 0；每一行都要有一个指数恰好为 0 的项。"),
+    ]
+    return run_check("check_row_max_fix", fn, cases, atol=1e-5, rtol=1e-4,
+                     general_hint="比较 bug 版本与 2.6 第 4 节的稳定 softmax，逐行看差在哪里。")
+
+
+def _masked_softmax_ref(scores, allowed):
+    """Reference: softmax over the allowed keys of each row; a row with no allowed key is all zeros."""
+    scores = np.asarray(scores, dtype=float)
+    allowed = np.asarray(allowed, dtype=bool)
+    some = allowed.any(axis=-1, keepdims=True)             # a fully masked row gets neutral scores, then zeros
+    weights = H.softmax(np.where(some, np.where(allowed, scores, -np.inf), 0.0))
+    return np.where(allowed, weights, 0.0)
+
+
+def check_masked_softmax(fn) -> CheckResult:
+    """Check ``fn(scores, allowed) -> weights``, both of shape (..., T_kv), ``allowed`` boolean (True = may attend).
+
+    Each row is a softmax over its allowed keys only; masked keys get exactly 0; a row whose
+    keys are *all* masked gets all-zero weights (no NaN, no uniform weights on masked keys).
+    """
+    rng = np.random.default_rng(20260206)
+    s1 = np.array([[0.5, 2.0, -1.0, 1.0]])
+    a1 = np.array([[True, False, True, True]])
+    s2 = rng.normal(size=(2, 3, 4))
+    a2 = rng.random(size=(2, 3, 4)) < 0.7
+    a2[..., 0] = True                                   # every row keeps at least one key
+    s3 = rng.normal(size=(3, 5))
+    a3 = np.ones((3, 5), dtype=bool)
+    a3[1] = False                                       # row 1: every key masked
+    a3[2, 3:] = False
+    s4 = np.array([[1e4, 0.0, 1.0, -2.0], [-1e3, -999.0, -1002.0, 5e3]], dtype=np.float64)
+    a4 = np.array([[False, True, True, True], [True, True, True, False]])
+    cases = [
+        Case("一行，第 2 个键被掩码", (s1, a1), _masked_softmax_ref(s1, a1),
+             "被掩码的键权重必须恰好为 0，其余键的权重仍要和为 1。"),
+        Case("批量 (2, 3, 4) 的分数", (s2, a2), _masked_softmax_ref(s2, a2),
+             "每一行（最后一个轴）单独归一化，掩码逐元素对应分数。"),
+        Case("有一行的键全部被掩码", (s3, a3), _masked_softmax_ref(s3, a3),
+             "全被掩码的行没有任何可看的键：它既不该出现 NaN，也不该把权重平均分给被掩码的键。"),
+        Case("被掩码的位置上分数极大 / 一行整体远低于其他行", (s4, a4), _masked_softmax_ref(s4, a4),
+             "被掩码的分数不能参与任何计算（包括求最大值）；先做 softmax 再乘掩码会被它带偏。"),
+    ]
+    return run_check("check_masked_softmax", fn, cases, atol=1e-9, rtol=1e-6,
+                     general_hint="先想清楚：被掩码的键在 exp 之前应该变成什么？全被掩码的行最后该输出什么？")

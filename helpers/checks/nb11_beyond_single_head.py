@@ -1,0 +1,91 @@
+"""Self-checks for 2.11 (beyond a single head): splitting into heads, multi-head attention, and RMSNorm
+from its one-line definition (transfer).
+
+RMSNorm(x) = x / sqrt(mean(x**2) + eps) * g, over the last axis (no mean subtracted, no beta).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+import helpers as H
+
+from .core import Case, CheckResult, float_safe, run_check
+
+__all__ = ["check_split_heads", "check_multi_head", "check_rms_norm"]
+
+
+@float_safe
+def check_split_heads(fn) -> CheckResult:
+    """Check ``fn(Y, n_heads) -> Z``: (T, h*d_head) -> (h, T, d_head), head i = columns i*d_head:(i+1)*d_head."""
+    rng = np.random.default_rng(20260211)
+    Y1 = np.arange(12.0).reshape(2, 6)
+    Y2 = rng.normal(size=(5, 8))
+    Y3 = rng.normal(size=(3, 6))
+    cases = [
+        Case("T = 2，宽度 6，2 个头", (Y1, 2), H.heads.split_heads(Y1, 2),
+             "结果形状是 (n_heads, T, d_head)，第 i 个头是 Y 的第 i 段连续的列。先把每一行切成 n_heads 段"
+             "（形状 (T, n_heads, d_head)），然后（THEN）再把头这一轴移到最前面；直接变形成 (n_heads, T, d_head) 会把不同 token 混在一起。"),
+        Case("T = 5，宽度 8，4 个头", (Y2, 4), H.heads.split_heads(Y2, 4),
+             "d_head = 宽度 ÷ n_heads；第 i 个头取一段连续的列，而不是每隔 n_heads 列取一列。"),
+        Case("只有一个头", (Y3, 1), H.heads.split_heads(Y3, 1), "只有一个头时，这个头就是整个 Y：形状 (1, T, 宽度)。"),
+        Case("每个头一列", (Y3, 6), H.heads.split_heads(Y3, 6), "d_head = 宽度 ÷ n_heads。"),
+    ]
+    return run_check("check_split_heads", fn, cases, atol=0.0, rtol=0.0)
+
+
+@float_safe
+def check_multi_head(fn) -> CheckResult:
+    """Check ``fn(X, W_Q, W_K, W_V, W_O, n_heads) -> output`` of shape (T, d_out)."""
+    rng = np.random.default_rng(20260311)
+
+    def inputs(T, d_model, h, d_k, d_v, d_out):
+        return (rng.normal(size=(T, d_model)), rng.normal(size=(d_model, h * d_k)) / np.sqrt(d_model),
+                rng.normal(size=(d_model, h * d_k)) / np.sqrt(d_model), rng.normal(size=(d_model, h * d_v)),
+                rng.normal(size=(h * d_v, d_out)), h)
+
+    one = inputs(4, 6, 1, 6, 6, 6)
+    two = inputs(5, 8, 2, 4, 4, 8)
+    four = inputs(6, 8, 4, 2, 3, 5)
+    loud = inputs(5, 4, 2, 3, 2, 3)
+    loud = (loud[0] * np.array([[1.0], [60.0], [1.0], [-60.0], [2.0]]), loud[1] * 6.0, loud[2] * 6.0, *loud[3:])
+    cases = [
+        Case("一个头（本章的公式，再乘 W_O）", one,
+             H.multi_head_self_attention(*one[:5], n_heads=1).output,
+             "一个头时就是本章的缩放点积注意力，最后再乘输出投影 W_O。"),
+        Case("2 个宽度为 4 的头", two, H.multi_head_self_attention(*two[:5], n_heads=2).output,
+             "每个头按它自己的宽度缩放（√d_head，sqrt(d_head)），而不是整个宽度的平方根；"
+             "按顺序拼接各头的输出，再乘 W_O。"),
+        Case("4 个头，d_k = 2，d_v = 3，d_out = 5", four, H.multi_head_self_attention(*four[:5], n_heads=4).output,
+             "值（V）要按它自己的宽度切分（每头 d_v 列），它可以和查询、键的宽度不同。"),
+        Case("2 个头，分数很大、各行相差很远", loud, H.multi_head_self_attention(*loud[:5], n_heads=2).output,
+             "每个头的 softmax 都要减去每一行自己的最大值：减整个矩阵的最大值会让远低于它的行变成 0/0。"),
+    ]
+    return run_check("check_multi_head", fn, cases, atol=1e-8, rtol=1e-6)
+
+
+def _reference(x, g, eps):
+    x = np.asarray(x, dtype=float)
+    out = np.empty_like(x)
+    for idx in np.ndindex(x.shape[:-1]):
+        row = x[idx]
+        out[idx] = row / np.sqrt(np.mean(row * row) + eps) * g
+    return out
+
+
+def check_rms_norm(fn) -> CheckResult:
+    """Check ``fn(x, g, eps) -> y``: RMSNorm over the last axis. x (..., d), g (d,), y (..., d)."""
+    r = np.random.default_rng(20260211)
+    shifted = (r.normal(size=(4, 6)) + 3.0, r.normal(size=6), 1e-6)
+    wide = (r.normal(size=(3, 8)), np.ones(8), 1e-6)
+    batch = (r.normal(size=(2, 3, 5)), r.uniform(0.5, 2.0, size=5), 1e-6)
+    tiny = (np.full((2, 4), 1e-3), np.ones(4), 1e-2)
+    hint = "RMSNorm 只除以每一行（最后一个轴）的均方根，不减均值，没有 beta。"
+    cases = [
+        Case("均值不为 0 的行 (4, 6)", shifted, _reference(*shifted),
+             hint + " 均值不为 0 时，减不减均值结果不同。"),
+        Case("行数不等于宽度 (3, 8), g = 1", wide, _reference(*wide), "沿哪个轴求平均？每个词一行，对它自己的 d 个数求平均。"),
+        Case("批量输入 (2, 3, 5)，g 不全为 1", batch, _reference(*batch), "输入可以有好几个批量维度：只沿最后一个轴求平均，并保留这个轴，好让每一行除以它自己的均方根；最后别忘了乘 g。"),
+        Case("很小的输入，eps = 1e-2", tiny, _reference(*tiny), "eps 应该先加到均方值上，再开平方根——不是开完根再加，也不是加到别处。"),
+    ]
+    return run_check("check_rms_norm", fn, cases, atol=1e-9, rtol=1e-7)
