@@ -56,7 +56,7 @@ import matplotlib.pyplot as plt
 import ipywidgets
 import helpers as H
 import helpers.checks
-import helpers.plotting
+import helpers.ui.plotting
 """
 
 #: Appended to a notebook in memory: the kernel prints its own peak and current resident memory (KiB).

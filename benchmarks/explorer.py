@@ -33,9 +33,9 @@ matplotlib.use("Agg")
 
 import numpy as np  # noqa: E402
 
-from helpers.plotting import DIVERGING_CMAP  # noqa: E402
-from helpers.saturation_view import D_K_OPTIONS, bank_summary, saturation_state  # noqa: E402
-from helpers.saturation_widget import (FIGSIZE, HALF_WIDTH, J_LIMIT, SCALED_COLOR, UNSCALED_COLOR,  # noqa: E402
+from helpers.ui.plotting import DIVERGING_CMAP  # noqa: E402
+from helpers.lessons.saturation.view import D_K_OPTIONS, bank_summary, saturation_state  # noqa: E402
+from helpers.lessons.saturation.widget import (FIGSIZE, HALF_WIDTH, J_LIMIT, SCALED_COLOR, UNSCALED_COLOR,  # noqa: E402
                                        saturation_explorer, score_limit)
 
 

@@ -1,6 +1,16 @@
 """Shared math, plots, widgets and self-checks for the chapter 2 (Self-Attention) notebooks.
 
-``import helpers as H`` gives the core of the chapter:
+The folders show the architecture, read top-down:
+
+    core/      the formula and its parts: attention, projections, scores, softmax, masking,
+               heads, the tiled (blockwise) path, and _validate (every input check of the core)
+    lessons/   one module per lesson's tools (2.1 contextual ... 2.10 causal_view; saturation/ for 2.5)
+    book/      the book's printed worked example, recomputed and audited (2.8, 2.12)
+    model/     a real model for 2.13: weights cache, WordPiece tokenizer, numpy encoder
+    ui/        what a learner sees and measures: plotting, predict-then-run, timing, environment
+    checks/    self-checks for the exercises: ``from helpers.checks import check_x``
+
+``import helpers as H`` is the one door. The core is ``H.<function>``:
 
 - ``H.project_qkv``                       Q = X W_Q, K = X W_K, V = X W_V        (2.3)
 - ``H.dot_product_scores``,
@@ -15,46 +25,34 @@
                                           projector-legible labelled figures
 - ``H.predict_choice``, ``H.predict_number``   predict-then-run questions
 
-Self-checks for the exercises: ``from helpers.checks import check_x`` (every check).
-Deeper topics live in their own modules, reachable as attributes of ``H`` so a notebook
-needs no extra import: ``H.heads``, ``H.blockwise``, ``H.cost``, ``H.timing``, ``H.geometry``,
-``H.shapes``, ``H.normalization``, ``H.attention_properties``, ``H.causal_view``,
-``H.contextual``, ``H.gradcheck``, ``H.soft_lookup``; and ``H.multi_head_self_attention``,
-``H.gelu``, ``H.layer_norm`` for 2.11-2.12. Every array argument is validated (the shared
-validators are in :mod:`helpers._validate`); bad input raises ``TypeError``/``ValueError``
-naming the argument and the shape it got.
+and every other topic is one attribute, ``H.<topic>.<name>``, wherever it lives in the tree:
+``H.heads``, ``H.blockwise`` (core); ``H.contextual``, ``H.soft_lookup``, ``H.gradcheck``,
+``H.geometry``, ``H.cost``, ``H.saturation``, ``H.normalization``, ``H.shapes``,
+``H.attention_properties``, ``H.causal_view`` (lessons); ``H.book``; ``H.encoder``,
+``H.real_model`` (model); ``H.plotting``, ``H.timing``, ``H.environment`` (ui); and
+``H.multi_head_self_attention``, ``H.gelu``, ``H.layer_norm`` for 2.11-2.12. Bad input raises
+``TypeError``/``ValueError`` naming the argument and the shape it got
+(:mod:`helpers.core._validate`).
 """
 
-from .attention import AttentionResult, apply_mask, scaled_dot_product_attention, self_attention
-from .masking import additive_from_boolean, causal_mask
-from .plotting import attention_heatmap, token_labels, use_style, weights_bar
-from .predict import predict_choice, predict_number
-from .projections import project_qkv
-from .scores import additive_attention_scores, dot_product_scores
-from .softmax import entropy, softmax, softmax_jacobian
+from .core.attention import AttentionResult, apply_mask, scaled_dot_product_attention, self_attention
+from .core.masking import additive_from_boolean, causal_mask
+from .core.projections import project_qkv
+from .core.scores import additive_attention_scores, dot_product_scores
+from .core.softmax import entropy, softmax, softmax_jacobian
+from .ui.plotting import attention_heatmap, token_labels, use_style, weights_bar
+from .ui.predict import predict_choice, predict_number
 
-from . import (  # noqa: E402  the deeper topics, as H.cost, H.timing, ...
-    attention_properties,
-    blockwise,
-    book,
-    causal_view,
-    contextual,
-    cost,
-    encoder,
-    environment,
-    geometry,
-    gradcheck,
-    heads,
-    normalization,
-    plotting,
-    real_model,
-    saturation,
-    shapes,
-    soft_lookup,
-    timing,
-)
-from .encoder import gelu, layer_norm  # noqa: E402  (2.11; not in __all__: the core list stays the README's)
-from .heads import multi_head_self_attention  # noqa: E402  (2.11-2.12)
+# The deeper topics, one attribute each (H.cost, H.timing, ...), wherever they live in the tree.
+from . import book
+from .core import blockwise, heads
+from .lessons import (attention_properties, causal_view, contextual, cost, geometry, gradcheck, normalization,
+                      saturation, shapes, soft_lookup)
+from .model import encoder, real_model
+from .ui import environment, plotting, timing
+
+from .core.heads import multi_head_self_attention  # 2.11-2.12 (not in __all__: the core list stays the README's)
+from .model.encoder import gelu, layer_norm  # 2.11
 
 __version__ = "0.1.0"
 

@@ -6,7 +6,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from helpers import causal_mask, scaled_dot_product_attention
-from helpers.attention_properties import permutation_matrix, sensitivity_matrix, toy_rnn
+from helpers.lessons.attention_properties import permutation_matrix, sensitivity_matrix, toy_rnn
 
 
 @given(st.permutations(list(range(6))))

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import helpers as H
-from helpers.blockwise import blockwise_attention
+from helpers.core.blockwise import blockwise_attention
 
 rng = np.random.default_rng(0)
 T = 6

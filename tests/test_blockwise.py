@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
 from helpers import causal_mask, scaled_dot_product_attention
-from helpers.blockwise import blockwise_attention
+from helpers.core.blockwise import blockwise_attention
 
 ROOT = Path(__file__).resolve().parents[1]
 TOL = {np.float64: dict(rtol=1e-10, atol=1e-10), np.float32: dict(rtol=2e-4, atol=2e-5)}
@@ -259,7 +259,7 @@ def test_no_thread_pool_outlives_a_call():
     Q, K, V = (rng.normal(size=(256, 8)) for _ in range(3))
     blockwise_attention(Q, K, V, block_size=64, query_block=32, workers=3)
     assert not [t for t in threading.enumerate() if t.name.startswith("blockwise")]
-    import helpers.blockwise as bw
+    import helpers.core.blockwise as bw
 
     state = {name: v for name, v in vars(bw).items() if not name.startswith("__")}
     assert not [name for name, v in state.items() if type(v).__name__ in ("ThreadPoolExecutor", "dict", "lock", "ThreadpoolController")]

@@ -11,7 +11,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 from helpers import causal_mask, scaled_dot_product_attention
-from helpers.causal_view import CausalViewPlot, causal_view_state, causal_widget
+from helpers.lessons.causal_view import CausalViewPlot, causal_view_state, causal_widget
 
 matplotlib.use("Agg")
 
@@ -152,6 +152,6 @@ def test_widget_caption_escapes_token_labels():
 
 
 def test_the_old_generic_name_is_gone():
-    import helpers.causal_view as cv
+    import helpers.lessons.causal_view as cv
 
     assert not hasattr(cv, "compute") and "causal_view_state" in cv.__all__

@@ -81,7 +81,7 @@ def audit(event, args):
 
 sys.addaudithook(audit)
 os.environ["SELF_ATTENTION_CH02_CACHE"] = shared
-from helpers import real_model as RM
+from helpers.model import real_model as RM
 assert RM.weights_present(), RM.missing_message()
 RM.verify()
 model = RM.load_minilm()
@@ -102,7 +102,7 @@ def test_a_shared_read_only_cache_serves_every_student(tmp_path, extra, ok):
     import subprocess
     import sys
 
-    from helpers import model_cache
+    from helpers.model import cache as model_cache
 
     if not model_cache.weights_present():
         pytest.skip(model_cache.missing_message())

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from helpers.contextual import (
+from helpers.lessons.contextual import (
     AXES,
     contextual_mix,
     is_distribution,

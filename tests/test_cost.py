@@ -6,7 +6,7 @@ import math
 import numpy as np
 import pytest
 
-from helpers.cost import (
+from helpers.lessons.cost import (
     AdditiveCost,
     additive_hidden_bytes,
     additive_score_cost,

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import helpers as H
-from helpers.encoder import (EncoderConfig, encoder_forward, erf, gelu, layer_norm, mean_pool_normalize,
+from helpers.model.encoder import (EncoderConfig, encoder_forward, erf, gelu, layer_norm, mean_pool_normalize,
                              random_encoder_weights)
 
 SMALL = EncoderConfig(vocab_size=23, hidden=8, n_layers=2, n_heads=2, intermediate=12, max_positions=10,

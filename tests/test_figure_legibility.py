@@ -15,7 +15,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from helpers.plotting import MIN_FONT_PT, displayed_text_sizes
+from helpers.ui.plotting import MIN_FONT_PT, displayed_text_sizes
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("02-*.ipynb"))
@@ -24,7 +24,7 @@ MARK = "FIGURE-TEXT-REPORT:"
 PROBE = r"""
 import json as _json
 from matplotlib.backend_bases import FigureCanvasBase as _Canvas
-from helpers.plotting import displayed_text_sizes as _sizes
+from helpers.ui.plotting import displayed_text_sizes as _sizes
 _FIGURE_TEXTS = []
 _original_print_figure = _Canvas.print_figure
 def _recording_print_figure(self, *args, **kwargs):

@@ -6,7 +6,7 @@ from hypothesis import assume, given
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
-from helpers.geometry import angle_between, cosine_similarity, vector_at_angle
+from helpers.lessons.geometry import angle_between, cosine_similarity, vector_at_angle
 
 
 def test_hand_derived_angles():

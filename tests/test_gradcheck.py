@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from helpers.gradcheck import numerical_gradient, relative_error
+from helpers.lessons.gradcheck import numerical_gradient, relative_error
 
 
 def test_scalar_function_gradient_by_hand():

@@ -7,8 +7,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from helpers.attention import self_attention
-from helpers.heads import merge_heads, multi_head_self_attention, split_heads
+from helpers.core.attention import self_attention
+from helpers.core.heads import merge_heads, multi_head_self_attention, split_heads
 
 
 def _softmax_rows(S):

@@ -92,11 +92,11 @@ def test_no_module_imports_another_modules_private_name(path):
 
 def test_the_private_name_detector_catches_both_forms_and_spares_public_ones():
     bad = "from .attention import _check_mask\nfrom . import blockwise\nx = blockwise._pool\n"
-    assert len(_private_uses(bad, "helpers")) == 2
-    assert len(_private_uses("from ..softmax import _x\n", "helpers.checks")) == 1
+    assert len(_private_uses(bad, "helpers.core")) == 2
+    assert len(_private_uses("from ..core.softmax import _x\n", "helpers.checks")) == 1
     good = ("from ._validate import check_qk\nfrom . import blockwise\nimport helpers as H\n"
             "r = H.self_attention\nr._replace\nx = blockwise.blockwise_attention\n")
-    assert _private_uses(good, "helpers") == []
+    assert _private_uses(good, "helpers.core") == []
 
 
 @pytest.mark.parametrize("path", _modules(), ids=_rel)
@@ -133,9 +133,9 @@ def test_import_helpers_gives_the_core():
 
 
 @pytest.mark.parametrize("module, formula", [
-    ("attention.py", ["S = Q @ K.T / sqrt(d_k)", "A = softmax(S)", "return A @ V"]),
-    ("softmax.py", ["e = exp(s - max(s))", "return e / sum(e)"]),
-    ("masking.py", ["allowed = tril(ones((T, T), dtype=bool))", "M = where(allowed, 0, -inf)"]),
+    ("core/attention.py", ["S = Q @ K.T / sqrt(d_k)", "A = softmax(S)", "return A @ V"]),
+    ("core/softmax.py", ["e = exp(s - max(s))", "return e / sum(e)"]),
+    ("core/masking.py", ["allowed = tril(ones((T, T), dtype=bool))", "M = where(allowed, 0, -inf)"]),
 ])
 def test_the_formula_reads_first(module, formula):
     head = "\n".join((HELPERS / module).read_text(encoding="utf-8").splitlines()[:12])
@@ -145,7 +145,7 @@ def test_the_formula_reads_first(module, formula):
 def test_attention_validates_in_one_call():
     import inspect
 
-    src = inspect.getsource(helpers.attention.scaled_dot_product_attention)
+    src = inspect.getsource(helpers.core.attention.scaled_dot_product_attention)
     body = src.split('"""')[-1]
     assert body.count("check_attention_inputs(") == 1
     assert "raise " not in body and "isinstance" not in body

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from helpers import softmax
-from helpers.normalization import convex_hull_2d, in_convex_hull_2d, is_row_stochastic
+from helpers.lessons.normalization import convex_hull_2d, in_convex_hull_2d, is_row_stochastic
 
 
 def test_row_stochastic_catches_the_wrong_axis():

@@ -6,7 +6,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 
-from helpers.plotting import attention_heatmap, token_labels, weights_bar  # noqa: E402
+from helpers.ui.plotting import attention_heatmap, token_labels, weights_bar  # noqa: E402
 
 
 def test_token_labels_are_one_based():
@@ -49,7 +49,7 @@ def test_annotation_text_is_readable_on_a_diverging_map():
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from helpers.plotting import DIVERGING_CMAP, attention_heatmap
+    from helpers.ui.plotting import DIVERGING_CMAP, attention_heatmap
 
     S = np.array([[-3.0, 0.0], [0.1, 3.0]])
     fig, ax = plt.subplots()
@@ -68,7 +68,7 @@ def test_weights_bar_colours():
     import matplotlib.pyplot as plt
     from matplotlib.colors import to_rgba
 
-    from helpers.plotting import weights_bar
+    from helpers.ui.plotting import weights_bar
 
     fig, ax = plt.subplots()
     bars = weights_bar([0.2, 0.8], ["a", "b"], ax=ax, highlight=1, color="tab:green", highlight_color="tab:red")

@@ -9,7 +9,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 # Modules a Windows user imports through the README's commands: the notebooks' helpers,
 # the checks, the real-model fetcher and the benchmarks' entry point.
-MODULES = ["helpers", "helpers.checks", "helpers.real_model", "benchmarks.__main__", "benchmarks.suite"]
+MODULES = ["helpers", "helpers.checks", "helpers.model.real_model", "helpers.model.cache", "benchmarks.__main__", "benchmarks.suite"]
 
 
 def test_modules_import_without_unix_only_modules():

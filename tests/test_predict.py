@@ -2,7 +2,7 @@
 
 import pytest
 
-from helpers.predict import grade_choice, grade_number
+from helpers.ui.predict import grade_choice, grade_number
 
 OPTS = ["不变", "变大约 4 倍", "变大约 16 倍"]
 

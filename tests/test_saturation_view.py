@@ -6,9 +6,9 @@ import warnings
 import numpy as np
 import pytest
 
-from helpers.saturation_view import (D_K_OPTIONS, D_MAX, INV_TEMP_RANGE, bank_summary, fixed_draw, jacobian_norm,
+from helpers.lessons.saturation.view import (D_K_OPTIONS, D_MAX, INV_TEMP_RANGE, bank_summary, fixed_draw, jacobian_norm,
                                      saturation_state, score_bank)
-from helpers.softmax import softmax, softmax_jacobian
+from helpers.core.softmax import softmax, softmax_jacobian
 
 
 def test_state_uses_a_prefix_of_one_fixed_draw():

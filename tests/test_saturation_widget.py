@@ -10,9 +10,9 @@ matplotlib.use("Agg")
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 
-from helpers.plotting import MIN_FONT_PT, displayed_text_sizes  # noqa: E402
-from helpers.saturation_view import D_K_OPTIONS, INV_TEMP_RANGE, bank_summary, saturation_state, score_bank  # noqa: E402
-from helpers.saturation_widget import (PRESETS, SaturationFigure, readout_html, saturation_explorer,  # noqa: E402
+from helpers.ui.plotting import MIN_FONT_PT, displayed_text_sizes  # noqa: E402
+from helpers.lessons.saturation.view import D_K_OPTIONS, INV_TEMP_RANGE, bank_summary, saturation_state, score_bank  # noqa: E402
+from helpers.lessons.saturation.widget import (PRESETS, SaturationFigure, readout_html, saturation_explorer,  # noqa: E402
                                        small_multiples)
 
 JPEG_MAGIC = b"\xff\xd8"

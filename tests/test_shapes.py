@@ -10,7 +10,7 @@ import pytest  # noqa: E402
 from hypothesis import given  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
-from helpers.shapes import ShapeStep, draw_shape_flow, qkv_parameter_count, shape_flow  # noqa: E402
+from helpers.lessons.shapes import ShapeStep, draw_shape_flow, qkv_parameter_count, shape_flow  # noqa: E402
 
 
 def _arrays(T, d_model, d_k, d_v, seed=0):

@@ -6,8 +6,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from helpers import softmax
-from helpers.gradcheck import numerical_gradient
-from helpers.soft_lookup import hard_lookup, ratio_weights, soft_lookup, soft_lookup_jacobian
+from helpers.lessons.gradcheck import numerical_gradient
+from helpers.lessons.soft_lookup import hard_lookup, ratio_weights, soft_lookup, soft_lookup_jacobian
 
 # d = {"apple": 5, "banana": 3, "orange": 7} with one-hot keys
 KEYS = np.eye(3)

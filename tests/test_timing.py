@@ -3,7 +3,7 @@ import types
 import numpy as np
 import pytest
 
-from helpers.timing import best_time, median_time, peak_traced_mib, single_blas_thread
+from helpers.ui.timing import best_time, median_time, peak_traced_mib, single_blas_thread
 
 
 def test_peak_traced_mib_sees_a_known_allocation():
@@ -29,7 +29,7 @@ class FakeClock:
 
 
 def test_times_are_seconds_per_call(monkeypatch):
-    import helpers.timing
+    import helpers.ui.timing
 
     clock = FakeClock()
     monkeypatch.setattr(helpers.timing, "time", types.SimpleNamespace(perf_counter=clock))

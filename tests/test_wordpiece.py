@@ -2,7 +2,7 @@
 
 import pytest
 
-from helpers.wordpiece import WordPieceTokenizer, basic_tokenize, load_vocab, wordpiece
+from helpers.model.wordpiece import WordPieceTokenizer, basic_tokenize, load_vocab, wordpiece
 
 VOCAB = {t: i for i, t in enumerate(
     ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "un", "##aff", "##able", "the", "cafe", "didn", "'", "t", ".", "!", ",",

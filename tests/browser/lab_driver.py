@@ -20,8 +20,9 @@ from pathlib import Path
 import nbformat
 
 WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
-WIDGET_IMPORT = re.compile(r"^\s*(import ipywidgets|from ipywidgets|from helpers\.\w+ import .*\b\w*(widget|explorer|slider)\w*\b"
-                           r"|from helpers\.(saturation|causal_view)\b)", re.MULTILINE | re.IGNORECASE)
+# Widgets come from ipywidgets or, through the one door, from H.<topic>.<...widget/explorer/slider>(...).
+WIDGET_IMPORT = re.compile(r"^\s*(import ipywidgets|from ipywidgets)|\bH\.\w+\.\w*(widget|explorer|slider)\w*\(",
+                           re.MULTILINE | re.IGNORECASE)
 
 # Helper functions installed into every page before JupyterLab boots. They only use
 # public JupyterLab objects: the shell's main-area widgets, the notebook panel's

@@ -66,8 +66,8 @@ def test_probe_notebooks(tmp_path):
 @pytest.mark.parametrize("source, expected", [
     ("import ipywidgets as widgets", True),
     ("from ipywidgets import IntSlider", True),
-    ("from helpers.saturation import saturation_explorer", True),
-    ("from helpers.causal_view import causal_widget", True),
+    ("explorer = H.saturation.saturation_explorer()", True),
+    ("H.causal_view.causal_widget(A, words, t=T)", True),
     ("import numpy as np\nprint('no widgets here')", False),
     ("# import ipywidgets  (commented out)", False),
 ])

@@ -3,8 +3,8 @@
 Everything the book prints for the example lives here, in ONE place, transcribed
 from the chapter text with the printed digits kept as strings, so that the
 precision the book chose ("0.450" has 3 decimals, "0.25" has 2) is part of the
-data. :mod:`helpers.book_compare` computes the same quantities exactly and
-compares them; :mod:`helpers.book_errata` counts what is wrong.
+data. :mod:`helpers.book.compare` computes the same quantities exactly and
+compares them; :mod:`helpers.book.errata` counts what is wrong.
 
 "Everything" means every number the section prints after its givens: the
 results of the five steps, the intermediate exponentials and row sums, and also

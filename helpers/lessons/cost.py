@@ -30,7 +30,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ._validate import check_positive_int, check_real
+from ..core._validate import check_positive_int, check_real
 
 __all__ = [
     "CONVENTIONS",
@@ -254,7 +254,7 @@ def additive_hidden_bytes(T_q: int, d_h: int, T_k: int | None = None, *, dtype="
     """Bytes of the (T_q, T_k, d_h) hidden tensor ``tanh(q_i W_q + k_j W_k)`` when it is materialised.
 
     A straightforward (unfused) implementation such as
-    :func:`helpers.scores.additive_attention_scores` builds this tensor before
+    :func:`helpers.core.scores.additive_attention_scores` builds this tensor before
     reducing it with ``w``: ``d_h`` times the size of the score matrix itself.
     """
     return score_matrix_bytes(T_q, T_k, dtype=dtype) * check_positive_int("d_h", d_h)

@@ -26,9 +26,9 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ._validate import as_real_array
-from .attention import scaled_dot_product_attention
-from .heads import merge_heads, split_heads
+from ..core._validate import as_real_array
+from ..core.attention import scaled_dot_product_attention
+from ..core.heads import merge_heads, split_heads
 
 __all__ = [
     "EncoderConfig",
@@ -194,7 +194,7 @@ def encoder_forward(weights: Mapping[str, np.ndarray], input_ids, config: Encode
         Hugging Face ``BertModel`` names without the ``bert.`` prefix (see module docstring).
         Computation runs in the dtype of the layer weights.
     input_ids : array_like of int, shape (T,)
-        Token ids, e.g. ``[101, ..., 102]`` from :class:`helpers.wordpiece.WordPieceTokenizer`.
+        Token ids, e.g. ``[101, ..., 102]`` from :class:`helpers.model.wordpiece.WordPieceTokenizer`.
     config : EncoderConfig, optional
     token_type_ids : array_like of int, shape (T,), optional
         Segment ids (default all 0: one sentence).
@@ -203,7 +203,7 @@ def encoder_forward(weights: Mapping[str, np.ndarray], input_ids, config: Encode
         True = may attend). None (default) = bidirectional, as the model was trained.
         ``helpers.causal_mask(T)`` shows what the model could see with a decoder's mask.
     after_layer : callable, optional
-        Called as ``after_layer(l)`` once layer ``l`` (0-based) is done; :mod:`helpers.real_model`
+        Called as ``after_layer(l)`` once layer ``l`` (0-based) is done; :mod:`helpers.model.real_model`
         uses it to let the operating system drop the pages of memory-mapped weights it has read.
 
     Returns

@@ -6,8 +6,8 @@
     return A @ V                   # output: row i is sum_j A[i, j] v_j
 
 :func:`scaled_dot_product_attention` below is these four lines, plus one call that checks
-the inputs (:func:`helpers._validate.check_attention_inputs`). ``block_size=...`` computes
-the same formula one tile at a time (:mod:`helpers.blockwise`, the FlashAttention idea),
+the inputs (:func:`helpers.core._validate.check_attention_inputs`). ``block_size=...`` computes
+the same formula one tile at a time (:mod:`helpers.core.blockwise`, the FlashAttention idea),
 which never forms the T x T weights.
 """
 
@@ -45,7 +45,7 @@ def scaled_dot_product_attention(Q, K, V, mask=None, scale=None, *, causal=False
         may be combined with ``mask``.
     block_size : int, optional
         If given, compute the same output one block of ``block_size`` keys at a time
-        (:func:`helpers.blockwise.blockwise_attention`: same checks, same errors); the
+        (:func:`helpers.core.blockwise.blockwise_attention`: same checks, same errors); the
         weights are then never formed and ``weights`` is None.
 
     Returns

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._validate import as_real_array, describe
-from .softmax import is_distribution
+from ..core._validate import as_real_array, describe
+from ..core.softmax import is_distribution
 
 __all__ = ["is_row_stochastic", "convex_hull_2d", "in_convex_hull_2d"]
 

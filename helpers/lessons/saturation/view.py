@@ -7,7 +7,7 @@ softmax Jacobian ``J_ij = a_i (delta_ij - a_j)`` collapses towards 0. Dividing b
 ``sqrt(d_k)`` brings the spread back to 1.
 
 Everything here is arrays in, arrays out (no drawing, no widgets, no state), so
-tests call it directly and the explorer (:mod:`helpers.saturation_widget`) only draws:
+tests call it directly and the explorer (:mod:`helpers.lessons.saturation.widget`) only draws:
 
 - :func:`fixed_draw` — one query and T keys with ``D_MAX`` components each; a
   smaller ``d_k`` uses the **first d_k components** of the same draw, so moving
@@ -28,8 +28,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._validate import check_positive_int
-from .softmax import entropy, softmax, softmax_jacobian
+from ...core._validate import check_positive_int
+from ...core.softmax import entropy, softmax, softmax_jacobian
 
 __all__ = [
     "D_K_OPTIONS", "D_MAX", "INV_TEMP_RANGE", "DEFAULT_T", "SATURATED",

@@ -13,7 +13,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ._validate import as_real_array, describe
+from ..core._validate import as_real_array, describe
 from .gradcheck import numerical_gradient
 
 __all__ = ["permutation_matrix", "sensitivity_matrix", "toy_rnn"]
@@ -55,7 +55,7 @@ def permutation_matrix(perm) -> np.ndarray:
 def sensitivity_matrix(f: Callable[[np.ndarray], np.ndarray], X, eps: float = 1e-6) -> np.ndarray:
     """How strongly each output row of ``f`` depends on each input row of ``X``.
 
-    Central finite differences (:func:`helpers.gradcheck.numerical_gradient`) give
+    Central finite differences (:func:`helpers.lessons.gradcheck.numerical_gradient`) give
     the Jacobian block of output row ``i`` with respect to input row ``j``; its
     Frobenius norm is entry ``[i, j]``:
 

@@ -12,8 +12,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .book_compare import BookEntry, agrees_up_to_rounding, book_chain_values, compare_with_book, entry_name
-from .book_printed import BOOK_QUANTITIES, GIVEN_KEYS, BookQuantity
+from .compare import BookEntry, agrees_up_to_rounding, book_chain_values, compare_with_book, entry_name
+from .printed import BOOK_QUANTITIES, GIVEN_KEYS, BookQuantity
 
 __all__ = [
     "ERRATA_RULE",

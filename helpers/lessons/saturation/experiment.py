@@ -17,10 +17,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._validate import as_real_array, check_positive_int
-from .saturation_view import (DEFAULT_T, SATURATED, bank_summary, check_d_k, check_seed, jacobian_norm,
+from ...core._validate import as_real_array, check_positive_int
+from .view import (DEFAULT_T, SATURATED, bank_summary, check_d_k, check_seed, jacobian_norm,
                               score_bank)
-from .softmax import entropy, softmax
+from ...core.softmax import entropy, softmax
 
 __all__ = ["saturation_rates", "saturation_table", "TrainingRun", "query_loss_and_grad", "train_query",
            "learning_trials"]
@@ -29,7 +29,7 @@ __all__ = ["saturation_rates", "saturation_table", "TrainingRun", "query_loss_an
 def saturation_rates(d_ks=(8, 32, 128, 512), inv_temp: float = 1.0, n_seeds: int = 300, T: int = DEFAULT_T) -> dict:
     """Saturation against d_k over ``n_seeds`` independent draws, unscaled and scaled.
 
-    Uses the explorer's draws (:func:`helpers.saturation_view.fixed_draw` for seeds
+    Uses the explorer's draws (:func:`helpers.lessons.saturation.view.fixed_draw` for seeds
     0 ... n_seeds - 1), so the notebook's rates and the explorer's curves agree.
 
     Returns

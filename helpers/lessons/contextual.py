@@ -7,7 +7,7 @@ with a row of attention weights:
     c_i = sum_j alpha_ij x_j        (alpha_i. >= 0, sum_j alpha_ij = 1)
 
 which for all tokens at once is ``C = A @ X``. (Compare such vectors with
-:func:`helpers.geometry.cosine_similarity`.) The toy vocabulary below is
+:func:`helpers.lessons.geometry.cosine_similarity`.) The toy vocabulary below is
 invented for teaching: every axis has a name, so a mixed vector can be read off
 axis by axis. Real embeddings have hundreds of unnamed axes.
 """
@@ -19,8 +19,8 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from ._validate import as_real_array, describe
-from .softmax import is_distribution  # re-exported: 2.1 introduces the idea
+from ..core._validate import as_real_array, describe
+from ..core.softmax import is_distribution  # re-exported: 2.1 introduces the idea
 
 __all__ = [
     "AXES",

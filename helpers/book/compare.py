@@ -27,11 +27,11 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .attention import scaled_dot_product_attention
-from .book_printed import BOOK_QUANTITIES, BookQuantity, book_array, example_inputs, printed_decimals
-from .projections import project_qkv
-from .scores import dot_product_scores
-from .softmax import softmax
+from ..core.attention import scaled_dot_product_attention
+from .printed import BOOK_QUANTITIES, BookQuantity, book_array, example_inputs, printed_decimals
+from ..core.projections import project_qkv
+from ..core.scores import dot_product_scores
+from ..core.softmax import softmax
 
 __all__ = [
     "BookEntry",

@@ -213,7 +213,7 @@ def check_float_dtype(name: str, dtype) -> np.dtype:
     return dt
 
 
-# --- attention inputs: shared by helpers.scores, helpers.attention and helpers.blockwise -----------
+# --- attention inputs: shared by helpers.core.scores, helpers.core.attention and helpers.core.blockwise -----------
 
 
 def check_qk(Q, K) -> tuple[np.ndarray, np.ndarray]:

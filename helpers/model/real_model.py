@@ -2,11 +2,11 @@
 
 Fetch the weights once (~84 MB download; nothing is installed)::
 
-    python -m helpers.real_model fetch      # or: check | path
+    python -m helpers.model fetch      # or: check | path
 
-Fetching, caching and SHA-256 verification live in :mod:`helpers.model_cache`; the names
-the notebook uses (``WeightsMissingError``, ``missing_message``, ``fetch``...) are re-exported
-here, so ``from helpers import real_model as RM`` is the one way in.
+Fetching, caching and SHA-256 verification live in :mod:`helpers.model.cache`; the names
+the notebook uses (``WeightsMissingError``, ``missing_message``, ``fetch``...) are imported
+here too, so the notebook reads them all as ``H.real_model.<name>``.
 
 Memory: the model ships in float32 and stays float32. :func:`load_minilm` maps
 ``model.safetensors`` read-only into memory instead of reading it, so the operating system
@@ -20,17 +20,16 @@ from __future__ import annotations
 import json
 import mmap
 import os
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import NamedTuple
 
 import numpy as np
 
-from ._validate import as_real_array
+from ..core._validate import as_real_array
 from .encoder import EncoderConfig, EncoderOutput, encoder_forward, mean_pool_normalize
-from .model_cache import (CONFIG_SHA256, ENV_VAR, FETCH_COMMAND, MODEL_SHA256, PACKAGE, VERSION, VOCAB_SHA256,
-                          WeightsMismatchError, WeightsMissingError, cache_dir, fetch, main, missing_message,
+from .cache import (CONFIG_SHA256, ENV_VAR, FETCH_COMMAND, MODEL_SHA256, PACKAGE, VERSION, VOCAB_SHA256,
+                          WeightsMismatchError, WeightsMissingError, cache_dir, fetch, missing_message,
                           model_dir, sha256_of, verify, weights_present)
 from .wordpiece import WordPieceTokenizer
 
@@ -38,7 +37,7 @@ __all__ = [
     "PACKAGE", "VERSION", "MODEL_SHA256", "VOCAB_SHA256", "CONFIG_SHA256", "FETCH_COMMAND", "ENV_VAR",
     "WeightsMissingError", "WeightsMismatchError", "MiniLM", "cache_dir", "model_dir",
     "weights_present", "sha256_of", "verify", "fetch", "load_minilm", "missing_message",
-    "map_safetensors", "referent_margin", "special_share", "flipped_heads", "main",
+    "map_safetensors", "referent_margin", "special_share", "flipped_heads",
 ]
 
 _DTYPES = {"F32": np.float32, "F64": np.float64, "F16": np.float16, "I64": np.int64, "I32": np.int32}
@@ -235,7 +234,3 @@ def flipped_heads(margin_a, margin_b, threshold: float = 0.0) -> list[tuple[int,
     if not threshold >= 0:
         raise ValueError(f"threshold must be >= 0; got {threshold!r}.")
     return [(int(l) + 1, int(h) + 1) for l, h in np.argwhere((ma > threshold) & (mb < -threshold))]
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -6,7 +6,7 @@
   background, redraws only the artists that change (blitting) and encodes the
   canvas as JPEG with Pillow (:func:`encode_jpeg`).
 - :class:`SaturationExplorer` / :func:`saturation_explorer` — ipywidgets controls
-  -> :func:`helpers.saturation_view.saturation_state` -> the figure; readouts in
+  -> :func:`helpers.lessons.saturation.view.saturation_state` -> the figure; readouts in
   Chinese in an HTML widget (plot text stays ASCII).
 - :func:`small_multiples` — a static grid for readers without a kernel.
 
@@ -20,8 +20,8 @@ import math
 
 import numpy as np
 
-from .plotting import DIVERGING_CMAP, STYLE
-from .saturation_view import (D_K_OPTIONS, DEFAULT_T, INV_TEMP_RANGE, SATURATED, bank_summary, check_d_k,
+from ...ui.plotting import DIVERGING_CMAP, STYLE
+from .view import (D_K_OPTIONS, DEFAULT_T, INV_TEMP_RANGE, SATURATED, bank_summary, check_d_k,
                               check_inv_temp, check_seed, check_T, fixed_draw, saturation_state, score_bank)
 
 __all__ = ["UNSCALED_COLOR", "SCALED_COLOR", "PRESETS", "SaturationFigure", "SaturationExplorer",

@@ -28,7 +28,7 @@ import numbers
 from collections.abc import Sequence
 from typing import NamedTuple
 
-from ._validate import check_int_in_range
+from ..core._validate import check_int_in_range
 
 __all__ = ["Feedback", "grade_choice", "grade_number", "predict_choice", "predict_number"]
 
