@@ -13,6 +13,7 @@ import pytest
 
 import helpers as H
 from helpers.checks import check_attention_test, check_capstone
+from check_verdicts import check_table
 from helpers.checks.nb12_capstone import _cases, _diagnose, _reference, helpers_references
 from helpers.checks.nb12_capstone_test import _make_impl, _weights
 from helpers import multi_head_self_attention
@@ -79,14 +80,6 @@ def test_reference_equals_helpers_multi_head():
         assert case.expected is not None and X.ndim == 3
 
 
-def test_correct_solutions_pass(capsys):
-    for fn in (good, good_loop):
-        result = check_capstone(fn)
-        assert result and result.n_passed == result.n_cases == 6, capsys.readouterr().out
-    out = capsys.readouterr().out
-    assert "\u274c" not in out
-
-
 def test_the_hidden_cases_cover_the_promised_situations():
     cases = _cases()
     assert cases[0].args[0].shape[:2] == (1, 1), "first case: one sequence, one token"
@@ -115,14 +108,8 @@ WRONG = {
 }
 
 
-@pytest.mark.parametrize("label", list(WRONG))
-def test_classic_mistakes_fail_with_a_chinese_hint(capsys, label):
-    fn, words = WRONG[label]
-    result = check_capstone(fn)
-    out = capsys.readouterr().out
-    assert not result, label
-    for w in words:
-        assert w in out, (label, out)
+test_correct_solutions_pass, test_classic_mistakes_fail_with_a_chinese_hint = check_table(
+    check_capstone, [good, good_loop], WRONG, min_cases=6)
 
 
 def test_diagnoses_are_distinct():

@@ -1,9 +1,9 @@
 """check_causal_worked_example (2.8 transfer) accepts correct variants and rejects the classic wrong answers."""
 
 import numpy as np
-import pytest
 
 from helpers.checks import check_causal_worked_example
+from check_verdicts import check_table
 
 # The example's Q, K, V, written out by hand (see tests/test_book.py for the derivation).
 Q = np.array([[2, 1], [0, 1], [1, 1], [1, 1]], dtype=float)
@@ -89,18 +89,10 @@ def wrong_transposed_weights():
     return A.T, A.T @ V
 
 
-@pytest.mark.parametrize("fn", [correct_where, correct_loop, correct_large_negative, correct_renormalised_after])
-def test_accepts_correct_variants(fn, capsys):
-    assert check_causal_worked_example(fn)
-    assert "通过" in capsys.readouterr().out
-
-
-@pytest.mark.parametrize("fn", [wrong_mask_after_softmax, wrong_off_by_one, wrong_one_future_token, wrong_anti_causal,
-                                wrong_no_scale, wrong_unmasked, wrong_rounded_like_the_book, wrong_transposed_weights])
-def test_rejects_classic_wrong_answers(fn, capsys):
-    assert not check_causal_worked_example(fn)
-    out = capsys.readouterr().out
-    assert "提示" in out
+test_accepts_correct_variants, test_rejects_classic_wrong_answers = check_table(
+    check_causal_worked_example, [correct_where, correct_loop, correct_large_negative, correct_renormalised_after],
+    [wrong_mask_after_softmax, wrong_off_by_one, wrong_one_future_token, wrong_anti_causal, wrong_no_scale,
+     wrong_unmasked, wrong_rounded_like_the_book, wrong_transposed_weights], ok_says=["通过"], wrong_says=["提示"])
 
 
 def test_not_done_yet_and_bad_return(capsys):

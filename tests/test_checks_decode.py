@@ -1,12 +1,9 @@
 """The 2.1 transfer check (check_nearest_word) accepts correct variants and rejects the classic wrong answers."""
 
-import re
-
 import numpy as np
-import pytest
 
 from helpers.checks import check_nearest_word
-from check_verdicts import passes as _passes, fails as _fails
+from check_verdicts import check_table
 
 
 def test_stub_is_not_done(capsys):
@@ -28,14 +25,13 @@ def nearest_ok_normalised(c, E):
     return int(np.argmax(En @ (c / np.linalg.norm(c))))
 
 
-def test_nearest_word_accepts(capsys):
-    _passes(capsys, check_nearest_word(nearest_ok))
-    _passes(capsys, check_nearest_word(nearest_ok_normalised))
+OK = {
+    "cosine": nearest_ok,
+    "normalised rows": nearest_ok_normalised,
     # dividing by |c| does not change the argmax: leaving it out is still correct
-    _passes(capsys, check_nearest_word(lambda c, E: int(np.argmax((E @ c) / np.linalg.norm(E, axis=1)))))
-
-
-@pytest.mark.parametrize("wrong", [
+    "without |c|": lambda c, E: int(np.argmax((E @ c) / np.linalg.norm(E, axis=1))),
+}
+WRONG = [
     lambda c, E: int(np.argmax(E @ c)),                                      # dot product, not cosine
     lambda c, E: int(np.argmin(np.linalg.norm(E - c, axis=1))),              # Euclidean distance
     lambda c, E: int(np.argmax(np.abs(E @ c) / np.linalg.norm(E, axis=1))),  # absolute cosine
@@ -45,6 +41,5 @@ def test_nearest_word_accepts(capsys):
     lambda c, E: int(np.argmax((E @ c) / np.linalg.norm(E, axis=0).sum())),  # norms down the wrong axis
     lambda c, E: float(np.max((E @ c) / np.linalg.norm(E, axis=1))),         # the best cosine, not its index
     lambda c, E: E[nearest_ok(c, E)],                                        # the word vector, not its index
-])
-def test_nearest_word_rejects(capsys, wrong):
-    _fails(capsys, check_nearest_word(wrong))
+]
+test_nearest_word_accepts, test_nearest_word_rejects = check_table(check_nearest_word, OK, WRONG)

@@ -3,7 +3,7 @@
 import numpy as np
 
 from helpers.checks import check_multi_head, check_split_heads
-from check_verdicts import review_verdict as _review_verdict
+from check_verdicts import verdict_table
 
 
 def good_split(Y, n_heads):
@@ -130,15 +130,12 @@ def _review_mh(X, W_Q, W_K, W_V, W_O, h, concat="heads-major", per_head_proj=Fal
     return O.transpose(1, 2, 0).reshape(T, -1) @ W_O                         # interleaved columns
 
 
-def test_review_head_variants(capsys):
-    cases = [
-        (check_split_heads, lambda Y, h: Y.T.reshape(h, -1, Y.shape[0]), False),                   # (h, d_head, T)
-        (check_split_heads, lambda Y, h: Y.T.reshape(h, -1, Y.shape[0]).transpose(0, 2, 1), True),
-        (check_split_heads, lambda Y, h: [Y[:, i * (Y.shape[1] // h):(i + 1) * (Y.shape[1] // h)] for i in range(h)], True),
-        (check_multi_head, lambda *a: _review_mh(*a, concat="interleaved"), False),
-        (check_multi_head, lambda *a: _review_mh(*a, per_head_proj=True), True),          # same maths, summed per head
-        (check_multi_head, lambda *a: _review_mh(*a, per_head_proj=True, mean=True), False),  # averaged heads
-    ]
-    for check, fn, should_pass in cases:
-        passed, out = _review_verdict(check, fn, capsys)
-        assert passed == should_pass, out
+REVIEW_HEADS = [
+    (check_split_heads, lambda Y, h: Y.T.reshape(h, -1, Y.shape[0]), False),                   # (h, d_head, T)
+    (check_split_heads, lambda Y, h: Y.T.reshape(h, -1, Y.shape[0]).transpose(0, 2, 1), True),
+    (check_split_heads, lambda Y, h: [Y[:, i * (Y.shape[1] // h):(i + 1) * (Y.shape[1] // h)] for i in range(h)], True),
+    (check_multi_head, lambda *a: _review_mh(*a, concat="interleaved"), False),
+    (check_multi_head, lambda *a: _review_mh(*a, per_head_proj=True), True),          # same maths, summed per head
+    (check_multi_head, lambda *a: _review_mh(*a, per_head_proj=True, mean=True), False),  # averaged heads
+]
+test_review_head_variants = verdict_table(REVIEW_HEADS)

@@ -3,6 +3,7 @@
 import numpy as np
 
 from helpers.checks import check_masked_softmax, check_row_max_fix
+from check_verdicts import check_table
 
 
 def _masked_ok(s, allowed):
@@ -24,51 +25,59 @@ def _masked_ok_where(s, allowed):
     return out
 
 
-def test_masked_softmax_correct_variants_pass():
-    assert check_masked_softmax(_masked_ok)
-    assert check_masked_softmax(_masked_ok_where)
-
-
-def test_masked_softmax_wrong_answers_fail(capsys):
-    def nan_rows(s, allowed):                        # -inf mask, plain softmax: 0/0 on a dead row
-        s = np.where(allowed, s, -np.inf)
-        with np.errstate(invalid="ignore"):
-            e = np.exp(s - s.max(axis=-1, keepdims=True))
-            return e / e.sum(axis=-1, keepdims=True)
-
-    def finite_mask(s, allowed):                     # -1e9 mask: a dead row becomes uniform
-        s = np.where(allowed, s, -1e9)
+def nan_rows(s, allowed):                        # -inf mask, plain softmax: 0/0 on a dead row
+    s = np.where(allowed, s, -np.inf)
+    with np.errstate(invalid="ignore"):
         e = np.exp(s - s.max(axis=-1, keepdims=True))
         return e / e.sum(axis=-1, keepdims=True)
 
-    def mask_after_softmax(s, allowed):              # softmax over everything, then zero masked
-        e = np.exp(s - s.max(axis=-1, keepdims=True))
-        return e / e.sum(axis=-1, keepdims=True) * allowed
 
-    def mask_after_renorm(s, allowed):               # ... and renormalise: a huge masked score wins anyway
-        w = mask_after_softmax(s, allowed)
-        den = w.sum(axis=-1, keepdims=True)
-        return np.divide(w, den, out=np.zeros_like(w), where=den > 0)
+def finite_mask(s, allowed):                     # -1e9 mask: a dead row becomes uniform
+    s = np.where(allowed, s, -1e9)
+    e = np.exp(s - s.max(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)
 
-    def inverted(s, allowed):
-        return _masked_ok(s, ~np.asarray(allowed))
 
-    def global_max(s, allowed):
-        s = np.where(allowed, s, -np.inf)
-        m = s[np.isfinite(s)].max()
-        e = np.where(allowed, np.exp(s - m), 0.0)
-        den = e.sum(axis=-1, keepdims=True)
-        return np.divide(e, den, out=np.zeros_like(e), where=den > 0)
+def mask_after_softmax(s, allowed):              # softmax over everything, then zero masked
+    e = np.exp(s - s.max(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True) * allowed
 
-    def wrong_axis(s, allowed):
-        s = np.where(allowed, s, -np.inf)
-        with np.errstate(invalid="ignore"):
-            e = np.exp(s - s.max(axis=0, keepdims=True))
-            return np.nan_to_num(e / e.sum(axis=0, keepdims=True))
 
+def mask_after_renorm(s, allowed):               # ... and renormalise: a huge masked score wins anyway
+    w = mask_after_softmax(s, allowed)
+    den = w.sum(axis=-1, keepdims=True)
+    return np.divide(w, den, out=np.zeros_like(w), where=den > 0)
+
+
+def inverted(s, allowed):
+    return _masked_ok(s, ~np.asarray(allowed))
+
+
+def global_max(s, allowed):
+    s = np.where(allowed, s, -np.inf)
+    m = s[np.isfinite(s)].max()
+    e = np.where(allowed, np.exp(s - m), 0.0)
+    den = e.sum(axis=-1, keepdims=True)
+    return np.divide(e, den, out=np.zeros_like(e), where=den > 0)
+
+
+def wrong_axis(s, allowed):
+    s = np.where(allowed, s, -np.inf)
+    with np.errstate(invalid="ignore"):
+        e = np.exp(s - s.max(axis=0, keepdims=True))
+        return np.nan_to_num(e / e.sum(axis=0, keepdims=True))
+
+
+MASKED_OK = [_masked_ok, _masked_ok_where]
+MASKED_WRONG = [nan_rows, finite_mask, mask_after_softmax, mask_after_renorm, inverted, global_max, wrong_axis]
+test_masked_softmax_correct_variants_pass, test_masked_softmax_wrong_answers_fail = check_table(
+    check_masked_softmax, MASKED_OK, MASKED_WRONG)
+
+
+def test_masked_softmax_wrong_answers_talk_about_the_mask(capsys):
     with np.errstate(all="ignore"):
-        for fn in (nan_rows, finite_mask, mask_after_softmax, mask_after_renorm, inverted, global_max, wrong_axis):
-            assert not check_masked_softmax(fn), fn.__name__
+        for fn in MASKED_WRONG:
+            check_masked_softmax(fn)
     assert "掩码" in capsys.readouterr().out
 
 
@@ -78,45 +87,42 @@ def _attn(Q, K, V):
     return E / E.sum(axis=-1, keepdims=True) @ V
 
 
-def test_row_max_fix_accepts_correct_variants():
-    assert check_row_max_fix(_attn)
-
-    def keepdims_free(Q, K, V):
-        S = Q @ K.T / np.sqrt(K.shape[-1])
-        E = np.exp(S - S.max(axis=1)[:, None])
-        return (E / E.sum(axis=1)[:, None]) @ V
-
-    assert check_row_max_fix(keepdims_free)
+def keepdims_free(Q, K, V):
+    S = Q @ K.T / np.sqrt(K.shape[-1])
+    E = np.exp(S - S.max(axis=1)[:, None])
+    return (E / E.sum(axis=1)[:, None]) @ V
 
 
-def test_row_max_fix_rejects_the_bug_and_its_cousins(capsys):
-    def global_max(Q, K, V):                          # the bug of the bug hunt
-        S = Q @ K.T / np.sqrt(K.shape[1])
-        E = np.exp(S - S.max())
-        return E / E.sum(axis=-1, keepdims=True) @ V
+def global_max_attention(Q, K, V):                          # the bug of the bug hunt
+    S = Q @ K.T / np.sqrt(K.shape[1])
+    E = np.exp(S - S.max())
+    return E / E.sum(axis=-1, keepdims=True) @ V
 
-    def no_max(Q, K, V):
-        S = Q @ K.T / np.sqrt(K.shape[1])
-        E = np.exp(S)
-        return E / E.sum(axis=-1, keepdims=True) @ V
 
-    def column_max(Q, K, V):
-        S = Q @ K.T / np.sqrt(K.shape[1])
-        E = np.exp(S - S.max(axis=0, keepdims=True))
-        return E / E.sum(axis=-1, keepdims=True) @ V
+def no_max(Q, K, V):
+    S = Q @ K.T / np.sqrt(K.shape[1])
+    E = np.exp(S)
+    return E / E.sum(axis=-1, keepdims=True) @ V
 
-    def wrong_axis(Q, K, V):
-        S = Q @ K.T / np.sqrt(K.shape[1])
-        E = np.exp(S - S.max(axis=0, keepdims=True))
-        return E / E.sum(axis=0, keepdims=True) @ V
 
-    def no_scale(Q, K, V):
-        S = Q @ K.T
-        E = np.exp(S - S.max(axis=-1, keepdims=True))
-        return E / E.sum(axis=-1, keepdims=True) @ V
+def column_max(Q, K, V):
+    S = Q @ K.T / np.sqrt(K.shape[1])
+    E = np.exp(S - S.max(axis=0, keepdims=True))
+    return E / E.sum(axis=-1, keepdims=True) @ V
 
-    with np.errstate(all="ignore"):
-        for fn in (global_max, no_max, column_max, wrong_axis, no_scale):
-            assert not check_row_max_fix(fn), fn.__name__
-    out = capsys.readouterr().out
-    assert out.count("❌") == 5
+
+def wrong_axis_attention(Q, K, V):
+    S = Q @ K.T / np.sqrt(K.shape[1])
+    E = np.exp(S - S.max(axis=0, keepdims=True))
+    return E / E.sum(axis=0, keepdims=True) @ V
+
+
+def no_scale(Q, K, V):
+    S = Q @ K.T
+    E = np.exp(S - S.max(axis=-1, keepdims=True))
+    return E / E.sum(axis=-1, keepdims=True) @ V
+
+
+FIX_WRONG = [global_max_attention, no_max, column_max, wrong_axis_attention, no_scale]
+test_row_max_fix_accepts_correct_variants, test_row_max_fix_rejects_the_bug_and_its_cousins = check_table(
+    check_row_max_fix, [_attn, keepdims_free], FIX_WRONG)

@@ -1,17 +1,11 @@
 """The self-checks of 2.10 pass right answers, fail the classic wrong ones, and never leak the answer."""
 
 import numpy as np
-import pytest
 
 from helpers import scaled_dot_product_attention
 from helpers.checks import check_causal_attention, check_left_padded_causal_mask, check_make_causal_mask
 from helpers import softmax
-from check_verdicts import review_verdict as _review_verdict
-
-
-def _rejected(result, capsys):
-    out = capsys.readouterr().out
-    return (not result) and out.startswith("\u274c") and "提示（hint）" in out
+from check_verdicts import check_table, verdict_table
 
 
 def good_mask(T):
@@ -35,15 +29,8 @@ MASK_WRONG = {
 }
 
 
-@pytest.mark.parametrize("fn", MASK_OK)
-def test_mask_check_passes_correct_masks(fn, capsys):
-    assert check_make_causal_mask(fn)
-    assert "\u2705" in capsys.readouterr().out
-
-
-@pytest.mark.parametrize("name", MASK_WRONG)
-def test_mask_check_rejects(name, capsys):
-    assert _rejected(check_make_causal_mask(MASK_WRONG[name]), capsys), name
+test_mask_check_passes_correct_masks, test_mask_check_rejects = check_table(
+    check_make_causal_mask, MASK_OK, MASK_WRONG, wrong_says=["提示（hint）"])
 
 
 def test_mask_check_reports_not_done_and_keeps_running(capsys):
@@ -116,15 +103,8 @@ ATTN_WRONG = {
 }
 
 
-@pytest.mark.parametrize("fn", ATTN_OK)
-def test_attention_check_passes_independent_implementations(fn, capsys):
-    assert check_causal_attention(fn)
-    assert "\u2705" in capsys.readouterr().out
-
-
-@pytest.mark.parametrize("name", ATTN_WRONG)
-def test_attention_check_rejects(name, capsys):
-    assert _rejected(check_causal_attention(ATTN_WRONG[name]), capsys), name
+test_attention_check_passes_independent_implementations, test_attention_check_rejects = check_table(
+    check_causal_attention, ATTN_OK, ATTN_WRONG, wrong_says=["提示（hint）"])
 
 
 def test_mask_after_softmax_gets_the_order_hint(capsys):
@@ -175,9 +155,8 @@ PAD_WRONG = {
 }
 
 
-@pytest.mark.parametrize("name", PAD_WRONG)
-def test_left_padded_check_rejects(name, capsys):
-    assert _rejected(check_left_padded_causal_mask(PAD_WRONG[name]), capsys), name
+_, test_left_padded_check_rejects = check_table(check_left_padded_causal_mask, (), PAD_WRONG,
+                                                wrong_says=["提示（hint）"])
 
 
 def test_left_padded_hint_names_the_nan_row(capsys):
@@ -217,11 +196,7 @@ REVIEW_MASKING = [
 ]
 
 
-@pytest.mark.parametrize("k", range(len(REVIEW_MASKING)))
-def test_review_masking_variants(k, capsys):
-    check, fn, should_pass = REVIEW_MASKING[k]
-    passed, out = _review_verdict(check, fn, capsys)
-    assert passed == should_pass, out
+test_review_masking_variants = verdict_table(REVIEW_MASKING)
 
 
 def test_a_mask_that_hides_the_diagonal_is_told_about_misplaced_infinities(capsys):

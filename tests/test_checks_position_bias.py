@@ -1,9 +1,9 @@
 """check_distance_bias_attention (2.9 transfer) accepts correct variants and rejects the classic wrong answers."""
 
 import numpy as np
-import pytest
 
 from helpers.checks import check_distance_bias_attention
+from check_verdicts import check_table
 
 
 def _rows_softmax(S):
@@ -74,14 +74,7 @@ def wrong_ignores_slope(Q, K, V, slope):
     return _rows_softmax(Q @ K.T / np.sqrt(Q.shape[1])) @ V
 
 
-@pytest.mark.parametrize("fn", [correct, correct_multiplicative, correct_loops])
-def test_accepts_correct_variants(fn, capsys):
-    assert check_distance_bias_attention(fn)
-    assert "通过" in capsys.readouterr().out
-
-
-@pytest.mark.parametrize("fn", [wrong_plus, wrong_bias_scaled_too, wrong_signed_distance, wrong_no_scale, wrong_axis,
-                                wrong_bias_after_softmax, wrong_ignores_slope, wrong_global_max])
-def test_rejects_classic_wrong_answers(fn, capsys):
-    assert not check_distance_bias_attention(fn)
-    assert "提示" in capsys.readouterr().out
+test_accepts_correct_variants, test_rejects_classic_wrong_answers = check_table(
+    check_distance_bias_attention, [correct, correct_multiplicative, correct_loops],
+    [wrong_plus, wrong_bias_scaled_too, wrong_signed_distance, wrong_no_scale, wrong_axis, wrong_bias_after_softmax,
+     wrong_ignores_slope, wrong_global_max], ok_says=["通过"], wrong_says=["提示"])

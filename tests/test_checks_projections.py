@@ -6,7 +6,7 @@ import re
 import numpy as np
 import pytest
 
-from check_verdicts import review_verdict as _review_verdict
+from check_verdicts import check_table, verdict_table
 from helpers.checks import (
     check_additive_scores,
     check_cross_project,
@@ -21,55 +21,48 @@ def _run(check, fn, capsys):
     return result, out
 
 
-# ---- correct answers pass (written independently of the helpers) -------------
+# ---- correct answers pass (written independently of the helpers); typical mistakes fail with the case and a hint
 
-CORRECT = [
-    (check_project, lambda X, Wq, Wk, Wv: (X @ Wq, X @ Wk, X @ Wv)),
-    (check_cross_project, lambda Xq, Xkv, Wq, Wk, Wv: (Xq @ Wq, Xkv @ Wk, Xkv @ Wv)),
-    (check_scores, lambda Q, K: np.einsum("id,jd->ij", Q, K)),
-    (check_additive_scores,
-     lambda Q, K, Wq, Wk, w: np.array([[w @ np.tanh(q @ Wq + k @ Wk) for k in K] for q in Q])),
+PROJECT_OK = [lambda X, Wq, Wk, Wv: (X @ Wq, X @ Wk, X @ Wv)]
+PROJECT_WRONG = [
+    (lambda X, Wq, Wk, Wv: (X @ Wq, X @ Wq, X @ Wv), "W_K"),  # reused W_Q for K
+    (lambda X, Wq, Wk, Wv: (X @ Wq, X @ Wk, X @ Wk), "d_v"),  # V from W_K
+    (lambda X, Wq, Wk, Wv: (X @ Wq, X @ Wk), "元组"),
+    (lambda X, Wq, Wk, Wv: (X @ Wk, X @ Wq, X @ Wv), "W_Q"),  # Q and K swapped
+    lambda X, Wq, Wk, Wv: (X @ Wq, X @ Wk, X @ Wv * 1.04),
 ]
-
-
-@pytest.mark.parametrize("check, fn", CORRECT, ids=lambda x: getattr(x, "__name__", ""))
-def test_correct_answers_pass(check, fn, capsys):
-    result, out = _run(check, fn, capsys)
-    assert result and result.n_passed == result.n_cases >= 3
-    assert out.startswith("\u2705") and "隐藏用例通过" in out
-
-
-# ---- typical mistakes fail, with the case and a hint -------------------------
-
-MISTAKES = [
-    (check_project, lambda X, Wq, Wk, Wv: (X @ Wq, X @ Wq, X @ Wv), "W_K"),  # reused W_Q for K
-    (check_project, lambda X, Wq, Wk, Wv: (X @ Wq, X @ Wk, X @ Wk), "d_v"),  # V from W_K
-    (check_project, lambda X, Wq, Wk, Wv: (X @ Wq, X @ Wk), "元组"),
-    (check_project, lambda X, Wq, Wk, Wv: (X @ Wk, X @ Wq, X @ Wv), "W_Q"),  # Q and K swapped
-    (check_project, lambda X, Wq, Wk, Wv: (X @ Wq, X @ Wk, X @ Wv * 1.04), ""),
-    (check_cross_project, lambda Xq, Xkv, Wq, Wk, Wv: (Xq @ Wq, Xq @ Wk, Xq @ Wv), "X_kv"),
-    (check_cross_project, lambda Xq, Xkv, Wq, Wk, Wv: (Xkv @ Wq, Xq @ Wk, Xq @ Wv), "X_q"),
-    (check_scores, lambda Q, K: K @ Q.T, "transpose"),  # square case catches it
-    (check_scores, lambda Q, K: (Q @ K.T).T, "transpose"),
-    (check_scores, lambda Q, K: Q @ K, "提示（hint）"),  # raises inside: shapes don't multiply
-    (check_scores, lambda Q, K: (Q @ K.T).sum(axis=1), "形状"),
-    (check_scores, lambda Q, K: Q @ K.T / np.sqrt(Q.shape[1]), "未缩放"),  # scaled too early
-    (check_scores, lambda Q, K: 1.04 * Q @ K.T, ""),
-    (check_additive_scores, lambda Q, K, Wq, Wk, w: np.tanh(Q @ Wq @ w[:, None] + (K @ Wk @ w)[None, :]), "tanh"),
-    (check_additive_scores,
-     lambda Q, K, Wq, Wk, w: np.array([[w @ np.tanh(q @ Wq + k @ Wk) for q in Q] for k in K]), "pairs q_i with k_j"),
+CROSS_OK = [lambda Xq, Xkv, Wq, Wk, Wv: (Xq @ Wq, Xkv @ Wk, Xkv @ Wv)]
+CROSS_WRONG = [
+    (lambda Xq, Xkv, Wq, Wk, Wv: (Xq @ Wq, Xq @ Wk, Xq @ Wv), "X_kv"),
+    (lambda Xq, Xkv, Wq, Wk, Wv: (Xkv @ Wq, Xq @ Wk, Xq @ Wv), "X_q"),
 ]
+SCORES_OK = [lambda Q, K: np.einsum("id,jd->ij", Q, K)]
+SCORES_WRONG = [
+    (lambda Q, K: K @ Q.T, "transpose"),  # square case catches it
+    (lambda Q, K: (Q @ K.T).T, "transpose"),
+    (lambda Q, K: Q @ K, "提示（hint）"),  # raises inside: shapes don't multiply
+    (lambda Q, K: (Q @ K.T).sum(axis=1), "形状"),
+    (lambda Q, K: Q @ K.T / np.sqrt(Q.shape[1]), "未缩放"),  # scaled too early
+    lambda Q, K: 1.04 * Q @ K.T,
+]
+ADDITIVE_OK = [lambda Q, K, Wq, Wk, w: np.array([[w @ np.tanh(q @ Wq + k @ Wk) for k in K] for q in Q])]
+ADDITIVE_WRONG = [
+    (lambda Q, K, Wq, Wk, w: np.tanh(Q @ Wq @ w[:, None] + (K @ Wk @ w)[None, :]), "tanh"),
+    (lambda Q, K, Wq, Wk, w: np.array([[w @ np.tanh(q @ Wq + k @ Wk) for q in Q] for k in K]), "pairs q_i with k_j"),
+]
+CHECKS = [check_project, check_cross_project, check_scores, check_additive_scores]
+
+test_project_accepts, test_project_rejects = check_table(check_project, PROJECT_OK, PROJECT_WRONG,
+                                                         wrong_says=["个用例"], min_cases=3)
+test_cross_project_accepts, test_cross_project_rejects = check_table(check_cross_project, CROSS_OK, CROSS_WRONG,
+                                                                     wrong_says=["个用例"], min_cases=3)
+test_scores_accepts, test_scores_rejects = check_table(check_scores, SCORES_OK, SCORES_WRONG,
+                                                       wrong_says=["个用例"], min_cases=3)
+test_additive_scores_accepts, test_additive_scores_rejects = check_table(
+    check_additive_scores, ADDITIVE_OK, ADDITIVE_WRONG, wrong_says=["个用例"], min_cases=3)
 
 
-@pytest.mark.parametrize("check, fn, hint_word", MISTAKES)
-def test_mistakes_fail_with_a_hint(check, fn, hint_word, capsys):
-    result, out = _run(check, fn, capsys)
-    assert not result
-    assert out.startswith("\u274c") and "个用例" in out
-    assert hint_word in out
-
-
-@pytest.mark.parametrize("check", [c for c, _ in CORRECT])
+@pytest.mark.parametrize("check", CHECKS)
 def test_stub_reports_not_done_yet(check, capsys):
     def stub(*args):
         raise NotImplementedError
@@ -109,8 +102,4 @@ REVIEW_PROJECTIONS = [
 ]
 
 
-@pytest.mark.parametrize("k", range(len(REVIEW_PROJECTIONS)))
-def test_review_projection_variants(k, capsys):
-    check, fn, should_pass = REVIEW_PROJECTIONS[k]
-    passed, out = _review_verdict(check, fn, capsys)
-    assert passed == should_pass, out
+test_review_projection_variants = verdict_table(REVIEW_PROJECTIONS)

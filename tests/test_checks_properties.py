@@ -3,7 +3,7 @@
 import numpy as np
 
 from helpers.checks import check_dependency_pattern, check_permutation_matrix, check_score_matrix_bytes
-from check_verdicts import review_verdict as _review_verdict
+from check_verdicts import verdict_table
 
 
 def test_permutation_matrix_check(capsys):
@@ -54,17 +54,14 @@ def test_dependency_pattern_check(capsys):
 
 # ---- reviewer's extra wrong answers and correct variants (issue 12 review) ---------------------
 
-def test_review_property_variants(capsys):
-    cases = [
-        (check_permutation_matrix, lambda p: np.eye(len(p), dtype=bool)[list(p)], True),
-        (check_permutation_matrix, lambda p: [[int(j == p[i]) for j in range(len(p))] for i in range(len(p))], True),
-        (check_permutation_matrix, lambda p: np.eye(len(p))[np.argsort(p)], False),              # inverse permutation
-        (check_score_matrix_bytes, lambda T, s, batch=1, heads=1: float(T) ** 2 * s * batch * heads, True),
-        (check_score_matrix_bytes, lambda T, s, batch=1, heads=1: T * (T + 1) // 2 * s * batch * heads, False),  # causal half
-        (check_score_matrix_bytes, lambda T, s, batch=1, heads=1: T * T * s * (batch + heads - 1), False),
-        (check_dependency_pattern, lambda T, c: np.tril(np.ones((T, T))) if c else np.ones((T, T)), True),  # 0/1 floats
-        (check_dependency_pattern, lambda T, c: np.tril(np.ones((T, T), bool)) if c else np.eye(T, dtype=bool), False),
-    ]
-    for check, fn, should_pass in cases:
-        passed, out = _review_verdict(check, fn, capsys)
-        assert passed == should_pass, out
+REVIEW_PROPERTIES = [
+    (check_permutation_matrix, lambda p: np.eye(len(p), dtype=bool)[list(p)], True),
+    (check_permutation_matrix, lambda p: [[int(j == p[i]) for j in range(len(p))] for i in range(len(p))], True),
+    (check_permutation_matrix, lambda p: np.eye(len(p))[np.argsort(p)], False),              # inverse permutation
+    (check_score_matrix_bytes, lambda T, s, batch=1, heads=1: float(T) ** 2 * s * batch * heads, True),
+    (check_score_matrix_bytes, lambda T, s, batch=1, heads=1: T * (T + 1) // 2 * s * batch * heads, False),  # causal half
+    (check_score_matrix_bytes, lambda T, s, batch=1, heads=1: T * T * s * (batch + heads - 1), False),
+    (check_dependency_pattern, lambda T, c: np.tril(np.ones((T, T))) if c else np.ones((T, T)), True),  # 0/1 floats
+    (check_dependency_pattern, lambda T, c: np.tril(np.ones((T, T), bool)) if c else np.eye(T, dtype=bool), False),
+]
+test_review_property_variants = verdict_table(REVIEW_PROPERTIES)

@@ -1,15 +1,9 @@
 """The 2.13 self-checks: correct variants pass, the classic indexing slips are rejected."""
 
 import numpy as np
-import pytest
 
 from helpers.checks import check_referent_margin, check_special_share
-from check_verdicts import review_verdict as _review_verdict
-
-
-def _rejected(result, capsys):
-    out = capsys.readouterr().out
-    return (not result) and out.startswith("\u274c") and "提示（hint）" in out
+from check_verdicts import check_table, verdict_table
 
 
 MARGIN_OK = [lambda A, i, a, b: A[:, :, i, a] - A[:, :, i, b],
@@ -26,14 +20,8 @@ MARGIN_WRONG = {
 }
 
 
-@pytest.mark.parametrize("fn", MARGIN_OK)
-def test_margin_correct_variants_pass(fn, capsys):
-    assert check_referent_margin(fn)
-
-
-@pytest.mark.parametrize("name", MARGIN_WRONG)
-def test_margin_rejects(name, capsys):
-    assert _rejected(check_referent_margin(MARGIN_WRONG[name]), capsys), name
+test_margin_correct_variants_pass, test_margin_rejects = check_table(
+    check_referent_margin, MARGIN_OK, MARGIN_WRONG, wrong_says=["提示（hint）"])
 
 
 SHARE_OK = [lambda A, pos: float(A[..., list(pos)].sum(axis=-1).mean()),
@@ -49,14 +37,8 @@ SHARE_WRONG = {
 }
 
 
-@pytest.mark.parametrize("fn", SHARE_OK)
-def test_share_correct_variants_pass(fn, capsys):
-    assert check_special_share(fn)
-
-
-@pytest.mark.parametrize("name", SHARE_WRONG)
-def test_share_rejects(name, capsys):
-    assert _rejected(check_special_share(SHARE_WRONG[name]), capsys), name
+test_share_correct_variants_pass, test_share_rejects = check_table(
+    check_special_share, SHARE_OK, SHARE_WRONG, wrong_says=["提示（hint）"])
 
 
 # ---- reviewer's extra wrong answers and correct variants (issue 12 review) ---------------------
@@ -72,8 +54,4 @@ REVIEW_REAL = [
 ]
 
 
-@pytest.mark.parametrize("k", range(len(REVIEW_REAL)))
-def test_review_real_model_variants(k, capsys):
-    check, fn, should_pass = REVIEW_REAL[k]
-    passed, out = _review_verdict(check, fn, capsys)
-    assert passed == should_pass, out
+test_review_real_model_variants = verdict_table(REVIEW_REAL)

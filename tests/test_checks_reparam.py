@@ -1,12 +1,9 @@
 """The 2.3 transfer check (check_matching_key_projection) accepts correct variants and rejects the classic wrong answers."""
 
-import re
-
 import numpy as np
-import pytest
 
 from helpers.checks import check_matching_key_projection
-from check_verdicts import passes as _passes, fails as _fails
+from check_verdicts import check_table
 
 
 def test_stub_is_not_done(capsys):
@@ -18,15 +15,14 @@ def test_stub_is_not_done(capsys):
 
 # --- 2.3 matching key projection --------------------------------------------------------------
 
-def test_matching_key_projection_accepts(capsys):
-    _passes(capsys, check_matching_key_projection(lambda W_K, R: W_K @ np.linalg.inv(R).T))
-    _passes(capsys, check_matching_key_projection(lambda W_K, R: np.linalg.solve(R, W_K.T).T))
-    _passes(capsys, check_matching_key_projection(lambda W_K, R: W_K @ np.linalg.inv(R.T)))
-    _passes(capsys, check_matching_key_projection(lambda W_K, R: W_K @ np.linalg.pinv(R).T))
-    _passes(capsys, check_matching_key_projection(lambda W_K, R: (np.linalg.inv(R) @ W_K.T).T))
-
-
-@pytest.mark.parametrize("wrong", [
+OK = [
+    lambda W_K, R: W_K @ np.linalg.inv(R).T,
+    lambda W_K, R: np.linalg.solve(R, W_K.T).T,
+    lambda W_K, R: W_K @ np.linalg.inv(R.T),
+    lambda W_K, R: W_K @ np.linalg.pinv(R).T,
+    lambda W_K, R: (np.linalg.inv(R) @ W_K.T).T,
+]
+WRONG = [
     lambda W_K, R: W_K,                        # unchanged
     lambda W_K, R: W_K @ R,                    # multiply instead of undo
     lambda W_K, R: W_K @ R.T,                  # transpose only
@@ -36,9 +32,9 @@ def test_matching_key_projection_accepts(capsys):
     lambda W_K, R: W_K / np.diag(R),           # right for a diagonal R only
     lambda W_K, R: W_K @ (1.0 / np.where(R == 0, 1.0, R)).T,   # element-wise reciprocal instead of the inverse
     lambda W_K, R: (np.linalg.inv(R).T @ W_K.T).T,             # = W_K R^{-1}: transposes in the wrong order
-])
-def test_matching_key_projection_rejects(capsys, wrong):
-    _fails(capsys, check_matching_key_projection(wrong))
+]
+test_matching_key_projection_accepts, test_matching_key_projection_rejects = check_table(
+    check_matching_key_projection, OK, WRONG)
 
 
 def test_reference_keeps_scores():

@@ -3,7 +3,6 @@
 import math
 
 import numpy as np
-import pytest
 
 from helpers.checks import (
     check_dot_variance,
@@ -11,11 +10,7 @@ from helpers.checks import (
     check_scaled_scores,
     check_softmax_jacobian,
 )
-
-
-def _rejected(result, capsys):
-    out = capsys.readouterr().out
-    return (not result) and out.startswith("\u274c") and "提示（hint）" in out
+from check_verdicts import check_table, verdict_table
 
 
 # ---- check_dot_variance ---------------------------------------------------------------------
@@ -43,14 +38,8 @@ VARIANCE_WRONG = {
 }
 
 
-@pytest.mark.parametrize("fn", VARIANCE_OK)
-def test_dot_variance_correct_variants_pass(fn, capsys):
-    assert check_dot_variance(fn)
-
-
-@pytest.mark.parametrize("name", VARIANCE_WRONG)
-def test_dot_variance_rejects(name, capsys):
-    assert _rejected(check_dot_variance(VARIANCE_WRONG[name]), capsys), name
+test_dot_variance_correct_variants_pass, test_dot_variance_rejects = check_table(
+    check_dot_variance, VARIANCE_OK, VARIANCE_WRONG, wrong_says=["提示（hint）"])
 
 
 # ---- check_scaled_scores --------------------------------------------------------------------
@@ -71,14 +60,8 @@ SCORES_WRONG = {
 }
 
 
-@pytest.mark.parametrize("fn", SCORES_OK)
-def test_scaled_scores_correct_variants_pass(fn, capsys):
-    assert check_scaled_scores(fn)
-
-
-@pytest.mark.parametrize("name", SCORES_WRONG)
-def test_scaled_scores_rejects(name, capsys):
-    assert _rejected(check_scaled_scores(SCORES_WRONG[name]), capsys), name
+test_scaled_scores_correct_variants_pass, test_scaled_scores_rejects = check_table(
+    check_scaled_scores, SCORES_OK, SCORES_WRONG, wrong_says=["提示（hint）"])
 
 
 # ---- check_softmax_jacobian -----------------------------------------------------------------
@@ -101,14 +84,8 @@ JAC_WRONG = {
 }
 
 
-@pytest.mark.parametrize("fn", JAC_OK)
-def test_softmax_jacobian_correct_variants_pass(fn, capsys):
-    assert check_softmax_jacobian(fn)
-
-
-@pytest.mark.parametrize("name", JAC_WRONG)
-def test_softmax_jacobian_rejects(name, capsys):
-    assert _rejected(check_softmax_jacobian(JAC_WRONG[name]), capsys), name
+test_softmax_jacobian_correct_variants_pass, test_softmax_jacobian_rejects = check_table(
+    check_softmax_jacobian, JAC_OK, JAC_WRONG, wrong_says=["提示（hint）"])
 
 
 # ---- check_is_attention_matrix --------------------------------------------------------------
@@ -138,14 +115,8 @@ ATTN_WRONG = {
 }
 
 
-@pytest.mark.parametrize("fn", ATTN_OK)
-def test_is_attention_matrix_correct_variants_pass(fn, capsys):
-    assert check_is_attention_matrix(fn)
-
-
-@pytest.mark.parametrize("name", ATTN_WRONG)
-def test_is_attention_matrix_rejects(name, capsys):
-    assert _rejected(check_is_attention_matrix(ATTN_WRONG[name]), capsys), name
+test_is_attention_matrix_correct_variants_pass, test_is_attention_matrix_rejects = check_table(
+    check_is_attention_matrix, ATTN_OK, ATTN_WRONG, wrong_says=["提示（hint）"])
 
 
 # ---- reviewer's wrong answers (each passed the check before the review) ------------------------
@@ -164,10 +135,8 @@ REVIEW_WRONG = {
 }
 
 
-@pytest.mark.parametrize("name", REVIEW_WRONG)
-def test_review_wrong_answers_are_rejected(name, capsys):
-    check, fn = REVIEW_WRONG[name]
-    assert _rejected(check(fn), capsys), name
+test_review_wrong_answers_are_rejected = verdict_table([(check, fn, False) for check, fn in REVIEW_WRONG.values()],
+                                                       fail_says=["提示（hint）"])
 
 
 def test_non_integer_variance_still_accepts_float32(capsys):

@@ -3,22 +3,18 @@
 import math
 
 import numpy as np
-import pytest
 
 from helpers.checks import check_score_scale
+from check_verdicts import check_table
 
 
-@pytest.mark.parametrize("fn", [
+OK = [
     lambda d, vq, vk: 1 / math.sqrt(d * vq * vk),
     lambda d, vq, vk: (d * vq * vk) ** -0.5,
     lambda d, vq, vk: 1 / (math.sqrt(d) * math.sqrt(vq) * math.sqrt(vk)),
     lambda d, vq, vk: float(1 / np.sqrt(np.float32(d) * vq * vk)),
-])
-def test_accepts_correct_variants(fn):
-    assert check_score_scale(fn)
-
-
-@pytest.mark.parametrize("fn", [
+]
+WRONG = [
     lambda d, vq, vk: 1 / d,                                   # divide by d_k, not sqrt(d_k)
     lambda d, vq, vk: 1 / math.sqrt(d),                        # ignores the variances
     lambda d, vq, vk: 1 / math.sqrt(d * (vq + vk)),            # sum instead of product
@@ -32,9 +28,8 @@ def test_accepts_correct_variants(fn):
     lambda d, vq, vk: 1 / math.sqrt(d * max(vq, vk)),          # the larger variance only
     lambda d, vq, vk: 1 / math.sqrt(d + vq * vk),              # adds the variance product to d_k
     lambda d, vq, vk: None,                                    # forgot return
-])
-def test_rejects_classic_wrong_answers(fn):
-    assert not check_score_scale(fn)
+]
+test_accepts_correct_variants, test_rejects_classic_wrong_answers = check_table(check_score_scale, OK, WRONG)
 
 
 def test_messages_are_chinese_and_never_show_the_answer(capsys):

@@ -1,10 +1,9 @@
 """check_softmax (2.6): correct variants pass, every classic wrong softmax is rejected."""
 
 import numpy as np
-import pytest
 
 from helpers.checks import check_softmax
-from check_verdicts import review_verdict as _review_verdict
+from check_verdicts import check_table, verdict_table
 
 
 def good(x):
@@ -86,17 +85,8 @@ WRONG = [global_max, no_max, subtract_min, axis0, axis1, no_keepdims, global_sum
          lambda x: 1.04 * good(x), lambda x: good(x / 1.04), lambda x: good(2 * np.asarray(x))]
 
 
-@pytest.mark.parametrize("fn", CORRECT)
-def test_correct_variants_pass(fn, capsys):
-    assert check_softmax(fn)
-    assert "\u2705" in capsys.readouterr().out
-
-
-@pytest.mark.parametrize("fn", WRONG, ids=lambda f: f.__name__)
-def test_wrong_softmax_is_rejected(fn, capsys):
-    res = check_softmax(fn)
-    out = capsys.readouterr().out
-    assert not res and out.startswith("\u274c") and "提示（hint）" in out
+test_correct_variants_pass, test_wrong_softmax_is_rejected = check_table(check_softmax, CORRECT, WRONG,
+                                                                         wrong_says=["提示（hint）"])
 
 
 def test_global_max_gets_the_per_row_hint(capsys):
@@ -126,8 +116,4 @@ REVIEW_SOFTMAX = [
 ]
 
 
-@pytest.mark.parametrize("k", range(len(REVIEW_SOFTMAX)))
-def test_review_softmax_variants(k, capsys):
-    fn, should_pass = REVIEW_SOFTMAX[k]
-    passed, out = _review_verdict(check_softmax, fn, capsys)
-    assert passed == should_pass, out
+test_review_softmax_variants = verdict_table([(check_softmax, fn, should_pass) for fn, should_pass in REVIEW_SOFTMAX])

@@ -1,12 +1,9 @@
 """The 2.2 transfer check (check_temperature_gradient) accepts correct variants and rejects the classic wrong answers."""
 
-import re
-
 import numpy as np
-import pytest
 
 from helpers.checks import check_temperature_gradient
-from check_verdicts import passes as _passes, fails as _fails
+from check_verdicts import check_table, fails as _fails
 
 
 def test_stub_is_not_done(capsys):
@@ -37,12 +34,7 @@ def dtau_fd(q, K, V, tau):
     return (_soft(q, K, V, tau + h) - _soft(q, K, V, tau - h)) / (2 * h)
 
 
-def test_temperature_gradient_accepts(capsys):
-    _passes(capsys, check_temperature_gradient(dtau_ok))
-    _passes(capsys, check_temperature_gradient(dtau_fd))
-
-
-@pytest.mark.parametrize("wrong", [
+WRONG = [
     lambda q, K, V, tau: -dtau_ok(q, K, V, tau),                  # sign
     lambda q, K, V, tau: dtau_ok(q, K, V, tau) * tau,             # 1/tau instead of 1/tau^2
     lambda q, K, V, tau: dtau_ok(q, K, V, tau) / tau,             # 1/tau^3
@@ -54,10 +46,9 @@ def test_temperature_gradient_accepts(capsys):
     lambda q, K, V, tau: -dtau_ok(q, K, V, tau) * tau**2,         # derivative with respect to 1/tau
     lambda q, K, V, tau: (_soft(q, K, V, tau + 1e-5) - _soft(q, K, V, tau)) / 1e-5,  # crude forward difference
     lambda q, K, V, tau: np.zeros(np.shape(V)[1]),                # "the output does not depend on tau"
-])
-def test_temperature_gradient_rejects(capsys, wrong):
-    with np.errstate(over="ignore", invalid="ignore"):
-        _fails(capsys, check_temperature_gradient(wrong))
+]
+test_temperature_gradient_accepts, test_temperature_gradient_rejects = check_table(
+    check_temperature_gradient, [dtau_ok, dtau_fd], WRONG)
 
 
 def test_temperature_gradient_rejects_unstable_softmax(capsys):

@@ -46,8 +46,7 @@ def test_parameter_count_check():
 
 # ---- more wrong answers, and correct variants ------------------------------------------------
 
-import pytest  # noqa: E402
-from check_verdicts import review_verdict as _review_verdict
+from check_verdicts import check_table, verdict_table  # noqa: E402
 
 
 def _sm(S, axis=-1):
@@ -81,16 +80,8 @@ FIVE_WRONG = {
 }
 
 
-@pytest.mark.parametrize("fn", FIVE_OK)
-def test_five_steps_correct_variants_pass(fn, capsys):
-    assert check_five_steps(fn)
-
-
-@pytest.mark.parametrize("name", FIVE_WRONG)
-def test_five_steps_rejects(name, capsys):
-    res = check_five_steps(FIVE_WRONG[name])
-    out = capsys.readouterr().out
-    assert not res and out.startswith("\u274c") and "提示（hint）" in out, name
+test_five_steps_correct_variants_pass, test_five_steps_rejects = check_table(
+    check_five_steps, FIVE_OK, FIVE_WRONG, wrong_says=["提示（hint）"])
 
 
 def test_parameter_count_rejects_bias_and_constant_factors():
@@ -110,16 +101,13 @@ def _review_att(X, W_Q, W_K, W_V, scale_dim=None, causal=False):
     return (e / e.sum(axis=-1, keepdims=True)) @ V
 
 
-def test_review_whole_formula_variants(capsys):
-    cases = [
-        (check_five_steps, lambda *a: _review_att(*a, scale_dim=lambda X, Wq, Wv: Wq.shape[0]), False),  # d_model
-        (check_five_steps, lambda *a: _review_att(*a, scale_dim=lambda X, Wq, Wv: 2), False),             # book's d_k hard-coded
-        (check_five_steps, lambda *a: _review_att(*a, causal=True), False),                               # causal mask not asked
-        (check_five_steps, lambda *a: _review_att(*a).tolist(), True),
-        (check_qkv_parameter_count, lambda d, k, v: d * (2 * k + v) + 2 * k + v, False),                 # biases
-        (check_qkv_parameter_count, lambda d, k, v: d * (2 * k + v) + v * d, False),                     # + W_O
-        (check_qkv_parameter_count, lambda d, k, v: float(d * (k + k + v)), True),
-    ]
-    for check, fn, should_pass in cases:
-        passed, out = _review_verdict(check, fn, capsys)
-        assert passed == should_pass, out
+REVIEW_WHOLE_FORMULA = [
+    (check_five_steps, lambda *a: _review_att(*a, scale_dim=lambda X, Wq, Wv: Wq.shape[0]), False),  # d_model
+    (check_five_steps, lambda *a: _review_att(*a, scale_dim=lambda X, Wq, Wv: 2), False),             # book's d_k hard-coded
+    (check_five_steps, lambda *a: _review_att(*a, causal=True), False),                               # causal mask not asked
+    (check_five_steps, lambda *a: _review_att(*a).tolist(), True),
+    (check_qkv_parameter_count, lambda d, k, v: d * (2 * k + v) + 2 * k + v, False),                 # biases
+    (check_qkv_parameter_count, lambda d, k, v: d * (2 * k + v) + v * d, False),                     # + W_O
+    (check_qkv_parameter_count, lambda d, k, v: float(d * (k + k + v)), True),
+]
+test_review_whole_formula_variants = verdict_table(REVIEW_WHOLE_FORMULA)
