@@ -17,6 +17,7 @@ import importlib
 MODULES = (
     "core",
     "numpy_only",
+    "diagnose",
     "nb01_contextual",
     "nb02_soft_lookup",
     "nb03_qkv_projections",

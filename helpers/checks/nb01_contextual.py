@@ -10,9 +10,10 @@ import numpy as np
 
 import helpers as H
 
-from .core import Case, CheckResult, float_safe, run_check
+from .core import Case, CheckResult, float_safe, lenient_softmax, run_check
+from .diagnose import Wrong, run_diagnosed
 
-__all__ = ["check_cosine", "check_contextual_mix", "check_nearest_word"]
+__all__ = ["check_cosine", "check_contextual_mix", "check_nearest_word", "check_cosine_matrix", "check_mix_without"]
 
 
 @float_safe
@@ -89,3 +90,100 @@ def check_nearest_word(fn) -> CheckResult:
     ]
     return run_check("check_nearest_word", fn, cases, atol=0.0, rtol=0.0,
                      general_hint="返回一个整数：E 里与 c 夹角最小（余弦最大）的那一行的下标。")
+
+
+# ---- 2.1 exercises that ask for something new (issue 20): all-pairs cosine, a weighted sum without some words
+
+
+def _cosine_matrix_ref(C):
+    C = np.asarray(C, dtype=float)
+    U = C / np.linalg.norm(C, axis=1, keepdims=True)
+    return U @ U.T
+
+
+_CM_WRONG = [
+    Wrong("你算的是皮尔逊相关系数（correlation）：它先把每一行减去了自己的均值。余弦直接用原来的向量，不减均值。",
+          lambda C: np.corrcoef(C)),
+    Wrong("长度是按列求的：每个向量（每一行）有自己的长度，要沿着这一行的 d 个分量求。",
+          lambda C: (C / np.linalg.norm(C, axis=0, keepdims=True)) @ (C / np.linalg.norm(C, axis=0, keepdims=True)).T),
+    Wrong("没有除以长度：这是点积，不是余弦。余弦只看方向，对角线上应全是 1。", lambda C: C @ C.T),
+    Wrong("只除了一边的长度：第 (i, j) 个元素要同时除以第 i 行和第 j 行的长度。",
+          lambda C: C @ C.T / np.linalg.norm(C, axis=1, keepdims=True)),
+    Wrong("除以的是整个矩阵的长度（所有元素一起算）：每一对向量要除以它们各自的长度之积。",
+          lambda C: C @ C.T / np.linalg.norm(C) ** 2),
+    Wrong("你算的是相邻行或对应行之间的余弦：要的是所有 T×T 对的余弦表。",
+          lambda C: np.sum(C * C, axis=1) / np.linalg.norm(C, axis=1) ** 2),
+]
+
+
+@float_safe
+def check_cosine_matrix(fn) -> CheckResult:
+    """Check ``fn(C) -> M`` of shape (T, T): M[i, j] is the cosine of rows i and j of ``C`` (T, d), no zero row."""
+    rng = np.random.default_rng(20260211)
+    vocab = H.contextual.toy_vocabulary()
+    words = np.array([vocab[w] for w in ("animal", "street", "tired", "wide", "it")], dtype=float)
+    scaled = rng.normal(size=(4, 4)) * np.array([[1.0], [10.0], [0.1], [3.0]])
+    tall = rng.normal(size=(6, 3))
+    positive = rng.uniform(0.5, 2.0, size=(3, 5))
+    f32 = rng.normal(size=(4, 6)).astype(np.float32)
+    cases = [
+        Case("玩具词表里的 5 个词", (words,), _cosine_matrix_ref(words),
+             "第 (i, j) 个元素是第 i 行与第 j 行的余弦：点积除以两行各自的长度；对角线上是 1。"),
+        Case("长度相差 100 倍的 4 个向量（方阵）", (scaled,), _cosine_matrix_ref(scaled),
+             "余弦与长度无关：每个向量都要除以它自己的长度，结果都在 −1 到 1 之间。"),
+        Case("6 个 3 维向量", (tall,), _cosine_matrix_ref(tall), "T 个向量有 T 个长度，结果形状是 (T, T)。"),
+        Case("分量全为正的 3 个向量", (positive,), _cosine_matrix_ref(positive),
+             "分量全为正时，任意两个向量的余弦都是正数：不要先减去均值。"),
+        Case("float32 输入", (f32,), _cosine_matrix_ref(f32), "float32 输入按 float32 的精度比较。"),
+    ]
+    return run_diagnosed("check_cosine_matrix", fn, cases, wrong=_CM_WRONG, numpy_only=True, atol=1e-5, rtol=1e-4)
+
+
+def _mix_without_ref(alpha, X, drop):
+    alpha, X = np.asarray(alpha, dtype=float), np.asarray(X, dtype=float)
+    kept = np.where(np.asarray(drop, dtype=bool), 0.0, alpha)
+    return kept / kept.sum() @ X
+
+
+_MW_WRONG = [
+    Wrong("去掉的词权重变成 0 之后，剩下的权重加起来不到 1：还要把它们重新归一化（renormalise），除以留下的权重之和。",
+          lambda alpha, X, drop: np.where(drop, 0.0, alpha) @ X),
+    Wrong("除以的是留下的词的个数：应除以留下的权重之和，这样它们仍是一个分布。",
+          lambda alpha, X, drop: np.where(drop, 0.0, alpha) @ X / np.sum(~np.asarray(drop))),
+    Wrong("把 drop 理解反了：drop 为 True 的词要去掉，留下的是 drop 为 False 的词。",
+          lambda alpha, X, drop: np.where(drop, alpha, 0.0) / np.where(drop, alpha, 0.0).sum() @ X),
+    Wrong("留下的词被平均对待了：权重要保留原来的比例（只是重新归一化），而不是变成均匀分布。",
+          lambda alpha, X, drop: np.asarray(X)[~np.asarray(drop)].mean(axis=0)),
+    Wrong("你返回的是新的权重：还要用它们对词向量加权求和，结果形状是 (d,)。",
+          lambda alpha, X, drop: np.where(drop, 0.0, alpha) / np.where(drop, 0.0, alpha).sum()),
+]
+
+
+@float_safe
+def check_mix_without(fn) -> CheckResult:
+    """Check ``fn(alpha, X, drop) -> c`` of shape (d,): the weighted sum of the rows of ``X`` (T, d) after the
+    words with ``drop`` True are removed and the remaining weights of ``alpha`` (T,) renormalised to sum 1."""
+    rng = np.random.default_rng(20260212)
+    a1 = rng.dirichlet(np.ones(5))
+    X1 = rng.normal(size=(5, 3))
+    d1 = np.array([False, False, True, False, False])
+    a3 = np.array([0.5, 0.2, 0.2, 0.1])
+    X3 = rng.normal(size=(4, 2))
+    d3 = np.array([True, False, False, False])
+    X4 = rng.normal(size=(4, 3))
+    X4[1] = 1e6                                          # the dropped word's vector is huge
+    d4 = np.array([False, True, False, False])
+    a5 = rng.dirichlet(np.ones(6)).astype(np.float32)
+    X5 = rng.normal(size=(6, 4)).astype(np.float32)
+    d5 = np.array([True, False, True, False, False, False])
+    cases = [
+        Case("5 个词、去掉 1 个", (a1, X1, d1), _mix_without_ref(a1, X1, d1),
+             "去掉的词权重变成 0，剩下的权重重新归一化（加起来为 1），再对词向量加权求和。"),
+        Case("什么也不去掉", (a1, X1, np.zeros(5, dtype=bool)), _mix_without_ref(a1, X1, np.zeros(5, dtype=bool)),
+             "什么也不去掉时，结果就是普通的加权和。"),
+        Case("去掉的词拿着一半的权重", (a3, X3, d3), _mix_without_ref(a3, X3, d3),
+             "留下的权重之和只有 0.5：除以它，而不是除以 1 或词的个数。"),
+        Case("去掉的词向量极大", (a3, X4, d4), _mix_without_ref(a3, X4, d4), "去掉的词不应对结果有任何影响。"),
+        Case("float32 输入", (a5, X5, d5), _mix_without_ref(a5, X5, d5), "float32 输入按 float32 的精度比较。"),
+    ]
+    return run_diagnosed("check_mix_without", fn, cases, wrong=_MW_WRONG, atol=1e-5, rtol=1e-4)

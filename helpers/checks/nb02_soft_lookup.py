@@ -11,9 +11,10 @@ import numpy as np
 
 import helpers as H
 
-from .core import Case, CheckResult, float_safe, run_check
+from .core import Case, CheckResult, float_safe, lenient_softmax, run_check
+from .diagnose import Wrong, run_diagnosed
 
-__all__ = ["check_soft_lookup", "check_soft_lookup_jacobian", "check_temperature_gradient"]
+__all__ = ["check_soft_lookup", "check_soft_lookup_jacobian", "check_temperature_gradient", "check_soft_lookup_many", "check_output_key_jacobian"]
 
 
 @float_safe
@@ -96,3 +97,125 @@ def check_temperature_gradient(fn) -> CheckResult:
     ]
     return run_check("check_temperature_gradient", fn, cases, atol=1e-9, rtol=1e-5,
                      general_hint="链式法则：输出 = alpha V，alpha = softmax(s/tau)；softmax 的 Jacobian 在本节推导过。")
+
+
+# ---- 2.2 exercises that ask for something new (issue 20): many queries with their own temperatures,
+# the derivative of the output with respect to one key
+
+
+def _lookup_many_ref(Qm, K, V, temperatures):
+    S = np.asarray(Qm) @ np.asarray(K).T / np.asarray(temperatures, dtype=float)[:, None]
+    return H.softmax(S, axis=-1) @ np.asarray(V)
+
+
+def _lm_wrong(temps="rows", axis=-1, shift="row", weights=False):
+    def wrong(Qm, K, V, temperatures):
+        t = np.asarray(temperatures, dtype=float)
+        S = Qm @ K.T
+        S = {"rows": lambda: S / t[:, None], "cols": lambda: S / t[None, :], "first": lambda: S / t[0],
+             "times": lambda: S * t[:, None], "none": lambda: S}[temps]()
+        if shift == "global":
+            E = np.exp(S - S.max())
+            A = E / E.sum(axis=-1, keepdims=True)
+        elif shift == "none":
+            E = np.exp(S)
+            A = E / E.sum(axis=axis, keepdims=True)
+        else:
+            A = lenient_softmax(S, axis=axis)
+        return A if weights else A @ V
+    return wrong
+
+
+_LM_WRONG = [
+    Wrong("第 i 个温度属于第 i 个查询，它除的是第 i 行的分数；你按列（第 i 个键）除了。", _lm_wrong(temps="cols")),
+    Wrong("每个查询有自己的温度：你对所有查询用了同一个温度。", _lm_wrong(temps="first")),
+    Wrong("分数要除以温度，而不是乘以温度：温度越低，分布越尖。", _lm_wrong(temps="times")),
+    Wrong("温度没有用上：每一行分数先除以这个查询的温度。", _lm_wrong(temps="none")),
+    Wrong("softmax 沿的是查询的轴：每个查询在它的 n 个键上归一化。", _lm_wrong(axis=0)),
+    Wrong("减去的是整张表的最大值：温度很小的查询分数极大，安静的查询整行下溢成 0/0。每一行减去自己的最大值。",
+          _lm_wrong(shift="global")),
+    Wrong("取指数之前没有减去最大值：温度很小时分数很大，exp 溢出成 inf。", _lm_wrong(shift="none")),
+    Wrong("你返回的是权重：还要用它们对值加权求和。", _lm_wrong(weights=True)),
+]
+
+
+@float_safe
+def check_soft_lookup_many(fn) -> CheckResult:
+    """Check ``fn(Qm, K, V, temperatures) -> out`` of shape (m, d_v), numpy only.
+
+    ``Qm`` (m, d_k): m queries; ``K`` (n, d_k); ``V`` (n, d_v); ``temperatures`` (m,): query i uses
+    its own temperature for softmax(K q_i / tau_i).
+    """
+    rng = np.random.default_rng(20260221)
+    c1 = (rng.normal(size=(3, 2)), rng.normal(size=(5, 2)), rng.normal(size=(5, 4)), np.array([0.5, 1.0, 2.0]))
+    c2 = (rng.normal(size=(4, 3)), rng.normal(size=(4, 3)), rng.normal(size=(4, 2)), np.array([0.25, 1.0, 4.0, 2.0]))
+    c3 = (rng.normal(size=(3, 3)), rng.normal(size=(6, 3)), rng.normal(size=(6, 2)), np.array([1e-3, 1.0, 1e-3]))
+    c4 = (rng.normal(size=(1, 4)), rng.normal(size=(3, 4)), rng.normal(size=(3, 3)), np.array([0.7]))
+    c5 = tuple(a.astype(np.float32) for a in (rng.normal(size=(2, 3)), rng.normal(size=(5, 3)), rng.normal(size=(5, 2)),
+                                               np.array([0.5, 3.0])))
+    cases = [
+        Case("3 个查询、5 个键，温度 0.5 / 1 / 2", c1, _lookup_many_ref(*c1),
+             "对每个查询：分数除以它自己的温度，沿键做 softmax，再对值加权求和；结果形状 (m, d_v)。"),
+        Case("查询数与键数相同（m = n = 4）", c2, _lookup_many_ref(*c2),
+             "形状凑巧相同时，温度放错轴也能运行：第 i 个温度只作用在第 i 个查询的那一行分数上。"),
+        Case("有的温度极小（0.001）", c3, _lookup_many_ref(*c3),
+             "温度很小时分数极大：每一行减去自己的最大值再取指数，不会溢出，也不会让别的行变成 0/0。"),
+        Case("只有 1 个查询", c4, _lookup_many_ref(*c4), "m=1 时结果形状是 (1, d_v)。"),
+        Case("float32 输入", c5, _lookup_many_ref(*c5), "float32 输入按 float32 的精度比较。"),
+    ]
+    return run_diagnosed("check_soft_lookup_many", fn, cases, wrong=_LM_WRONG, numpy_only=True, atol=1e-5, rtol=1e-4)
+
+
+def _key_jac_ref(q, K, V, temperature, j):
+    q, K, V = (np.asarray(a, dtype=float) for a in (q, K, V))
+    a = H.softmax(K @ q / temperature)
+    out = a @ V
+    return a[j] * np.outer(V[j] - out, q) / temperature
+
+
+def _kj_wrong(weight=True, sign=1.0, tau_power=1, centre=True, transpose=False):
+    def wrong(q, K, V, temperature, j):
+        a = lenient_softmax(K @ q / temperature)
+        out = a @ V
+        J = (a[j] if weight else 1.0) * sign * np.outer(V[j] - out if centre else V[j], q) / temperature ** tau_power
+        return J.T if transpose else J
+    return wrong
+
+
+_KJ_WRONG = [
+    Wrong("少了因子 α_j：输出对第 j 个分数的导数是 α_j(v_j − output)。", _kj_wrong(weight=False)),
+    Wrong("符号反了：分数 s_j 变大，输出向 v_j 靠近，导数是 α_j(v_j − output)，不是 α_j(output − v_j)。",
+          _kj_wrong(sign=-1.0)),
+    Wrong("少了 1/τ：分数是 k_j·q / τ，它对 k_j 的导数是 q / τ。", _kj_wrong(tau_power=0)),
+    Wrong("多除了一次 τ：分数 k_j·q / τ 对 k_j 的导数是 q / τ，只有一个 τ。", _kj_wrong(tau_power=2)),
+    Wrong("漏了归一化的那一项：s_j 变大时其他权重会变小，导数是 α_j(v_j − output)，而不只是 α_j v_j。",
+          _kj_wrong(centre=False)),
+    Wrong("形状转置了：J[a, b] 是输出第 a 个分量对 k_j 第 b 个分量的导数，形状 (d_v, d_k)。", _kj_wrong(transpose=True)),
+    Wrong("这是输出对查询 q 的导数（本节推导过的那个）：这里要的是对第 j 个键 k_j 的导数——k_j 只出现在第 j 个分数里。",
+          lambda q, K, V, temperature, j: H.soft_lookup.soft_lookup_jacobian(q, K, V, temperature)),
+]
+
+
+@float_safe
+def check_output_key_jacobian(fn) -> CheckResult:
+    """Check ``fn(q, K, V, temperature, j) -> J`` of shape (d_v, d_k): J[a, b] = d output_a / d K[j, b]."""
+    rng = np.random.default_rng(20260222)
+    c1 = (rng.normal(size=3), rng.normal(size=(4, 3)), rng.normal(size=(4, 2)), 1.0, 1)
+    c2 = (rng.normal(size=2), rng.normal(size=(5, 2)), rng.normal(size=(5, 4)), 0.5, 0)
+    c3 = (rng.normal(size=4), rng.normal(size=(3, 4)), rng.normal(size=(3, 3)), 2.0, 2)
+    q4 = rng.normal(size=3)
+    K4 = rng.normal(size=(4, 3))
+    K4[3] = 2.0 * q4                                     # key 3 takes nearly all the weight at tau = 0.2
+    c4 = (q4, K4, rng.normal(size=(4, 2)), 0.2, 3)
+    c5 = tuple(a.astype(np.float32) if isinstance(a, np.ndarray) else a
+               for a in (rng.normal(size=3), rng.normal(size=(4, 3)), rng.normal(size=(4, 5)), 1.5, 2))
+    cases = [
+        Case("4 个键，d_k=3，d_v=2，τ=1，对第 1 个键（从 0 数）", c1, _key_jac_ref(*c1),
+             "链式法则：k_j 只通过第 j 个分数 s_j 影响输出；先求输出对 s_j 的导数，再乘以 s_j 对 k_j 的导数。"),
+        Case("τ=0.5，d_k=2，d_v=4", c2, _key_jac_ref(*c2), "温度出现在分数里：s_j = k_j·q / τ。"),
+        Case("τ=2，对最后一个键", c3, _key_jac_ref(*c3), "结果形状是 (d_v, d_k)：行对应输出的分量，列对应键的分量。"),
+        Case("这个键几乎拿走全部权重", c4, _key_jac_ref(*c4),
+             "输出几乎就是这个键的值时，v_j − output 接近 0：导数也应接近 0。"),
+        Case("float32 输入", c5, _key_jac_ref(*c5), "float32 输入按 float32 的精度比较。"),
+    ]
+    return run_diagnosed("check_output_key_jacobian", fn, cases, wrong=_KJ_WRONG, atol=1e-5, rtol=1e-4)

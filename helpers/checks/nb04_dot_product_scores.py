@@ -7,9 +7,10 @@ import numpy as np
 
 import helpers as H
 
-from .core import Case, CheckResult, float_safe, run_check
+from .core import Case, CheckResult, float_safe, lenient_softmax, run_check
+from .diagnose import Wrong, run_diagnosed
 
-__all__ = ["check_scores", "check_additive_scores", "check_key_shift"]
+__all__ = ["check_scores", "check_additive_scores", "check_key_shift", "check_batched_scores", "check_bilinear_scores"]
 
 
 @float_safe
@@ -86,3 +87,80 @@ def check_key_shift(fn) -> CheckResult:
     ]
     return run_check("check_key_shift", fn, cases, atol=1e-8, rtol=1e-8,
                      general_hint="把同一个 c 加到每个键上，看一行里的分数各变了多少。")
+
+
+# ---- 2.4 exercises that ask for something new (issue 20): a batch of score matrices, bilinear scores
+
+
+def _batched_scores_ref(Q, K):
+    return np.asarray(Q) @ np.swapaxes(np.asarray(K), -1, -2)
+
+
+_BS_WRONG = [
+    Wrong("不带参数的转置会把三维数组的所有轴倒过来（批量轴也被换到了最后）：只交换键的最后两个轴。",
+          lambda Q, K: Q @ K.T),
+    Wrong("结果转置了：第 b 张表的第 i 行是第 i 个查询，第 j 列是第 j 个键，形状 (B, T_q, T_kv)。",
+          lambda Q, K: K @ np.swapaxes(Q, -1, -2)),
+    Wrong("不同的批量元素被混在了一起：第 b 个查询集只和第 b 个键集打分，不同 b 之间不打分、也不求和。",
+          lambda Q, K: np.einsum("bqd,ckd->bqk", Q, K)),
+    Wrong("每一对批量元素都打了分，结果多了一个轴：只要同一个 b 里的查询和键。",
+          lambda Q, K: np.tensordot(Q, K, axes=([2], [2]))),
+    Wrong("这是逐元素相乘：分数是查询与键在 d_k 个分量上的点积（相乘再求和）。",
+          lambda Q, K: Q * K),
+]
+
+
+@float_safe
+def check_batched_scores(fn) -> CheckResult:
+    """Check ``fn(Q, K) -> S`` for ``Q`` (B, T_q, d_k), ``K`` (B, T_kv, d_k): S (B, T_q, T_kv), numpy only."""
+    rng = np.random.default_rng(20260241)
+    c1 = (rng.normal(size=(2, 3, 5)), rng.normal(size=(2, 4, 5)))
+    c2 = (rng.normal(size=(3, 2, 3)), rng.normal(size=(3, 3, 3)))      # B = d_k = T_kv: a wrong transpose runs
+    c3 = (rng.normal(size=(2, 4, 3)), rng.normal(size=(2, 4, 3)))      # T_q = T_kv
+    c4 = (rng.normal(size=(1, 1, 4)), rng.normal(size=(1, 6, 4)))
+    c5 = (rng.normal(size=(3, 2, 8)).astype(np.float32), rng.normal(size=(3, 5, 8)).astype(np.float32))
+    cases = [
+        Case("B=2，T_q=3，T_kv=4，d_k=5", c1, _batched_scores_ref(*c1),
+             "批量里的每一对 (Q_b, K_b) 各给出一张 (T_q, T_kv) 的分数表，结果形状 (B, T_q, T_kv)。"),
+        Case("B = d_k = T_kv = 3", c2, _batched_scores_ref(*c2),
+             "形状凑巧相同时错误的转置也能运行：检查你交换的是哪两个轴。"),
+        Case("T_q = T_kv = 4", c3, _batched_scores_ref(*c3), "第 i 行属于第 i 个查询，第 j 列属于第 j 个键。"),
+        Case("B=1，只有 1 个查询", c4, _batched_scores_ref(*c4), "长度为 1 的轴也要保留：结果形状 (1, 1, T_kv)。"),
+        Case("float32 输入", c5, _batched_scores_ref(*c5), "float32 输入按 float32 的精度比较。"),
+    ]
+    return run_diagnosed("check_batched_scores", fn, cases, wrong=_BS_WRONG, numpy_only=True, atol=1e-5, rtol=1e-4)
+
+
+def _bilinear_ref(Q, K, W):
+    return np.asarray(Q) @ np.asarray(W) @ np.asarray(K).T
+
+
+_BL_WRONG = [
+    Wrong("W 被转置了：分数是 q_i W k_jᵀ，W 的行对应查询的分量、列对应键的分量。",
+          lambda Q, K, W: Q @ W.T @ K.T),
+    Wrong("结果转置了：行是查询、列是键，形状 (T_q, T_kv)。", lambda Q, K, W: K @ W.T @ Q.T),
+    Wrong("W 没有用上：这是普通的点积分数；双线性分数在查询和键之间夹了一个矩阵 W。", lambda Q, K, W: Q @ K.T),
+    Wrong("W 夹错了位置：它应在查询和键之间，先把查询变到键的空间，再与键做点积。", lambda Q, K, W: Q @ K.T @ W),
+]
+
+
+@float_safe
+def check_bilinear_scores(fn) -> CheckResult:
+    """Check ``fn(Q, K, W) -> S`` of shape (T_q, T_kv), S_ij = q_i W k_j^T, numpy only.
+
+    ``Q`` (T_q, d_q), ``K`` (T_kv, d_kk), ``W`` (d_q, d_kk).
+    """
+    rng = np.random.default_rng(20260242)
+    c1 = (rng.normal(size=(2, 3)), rng.normal(size=(5, 4)), rng.normal(size=(3, 4)))
+    c2 = (rng.normal(size=(4, 3)), rng.normal(size=(4, 3)), rng.normal(size=(3, 3)))    # square W, T_q = T_kv
+    c3 = (rng.normal(size=(3, 4)), rng.normal(size=(6, 4)), np.eye(4))
+    c4 = tuple(a.astype(np.float32) for a in (rng.normal(size=(3, 5)), rng.normal(size=(2, 6)), rng.normal(size=(5, 6))))
+    cases = [
+        Case("d_q=3 不等于 d_kk=4，T_q=2，T_kv=5", c1, _bilinear_ref(*c1),
+             "把形状写出来：(T_q, d_q) 乘 (d_q, d_kk) 再乘键的转置 (d_kk, T_kv)，得到 (T_q, T_kv)。"),
+        Case("方阵 W，T_q = T_kv", c2, _bilinear_ref(*c2),
+             "形状都相同时，转置错了也能运行：W 的行对应查询，列对应键；结果的行是查询。"),
+        Case("W 是单位矩阵", c3, _bilinear_ref(*c3), "W 是单位矩阵时，双线性分数就是普通的点积分数。"),
+        Case("float32 输入", c4, _bilinear_ref(*c4), "float32 输入按 float32 的精度比较。"),
+    ]
+    return run_diagnosed("check_bilinear_scores", fn, cases, wrong=_BL_WRONG, numpy_only=True, atol=1e-5, rtol=1e-4)

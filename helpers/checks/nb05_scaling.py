@@ -13,9 +13,10 @@ import numpy as np
 
 import helpers as H
 
-from .core import Case, CheckResult, float_safe, run_check
+from .core import Case, CheckResult, float_safe, lenient_softmax, run_check
+from .diagnose import Wrong, run_diagnosed
 
-__all__ = ["check_dot_variance", "check_score_scale", "check_scaled_scores", "check_softmax_jacobian"]
+__all__ = ["check_dot_variance", "check_score_scale", "check_scaled_scores", "check_softmax_jacobian", "check_per_head_scaled_scores", "check_softmax_backward"]
 
 
 @float_safe
@@ -120,3 +121,117 @@ def check_softmax_jacobian(fn) -> CheckResult:
              "输入已经是 softmax 权重：直接使用它，不要再做一次 softmax。"),
     ]
     return run_check("check_softmax_jacobian", fn, cases, atol=1e-12, rtol=1e-9)
+
+
+# ---- 2.5 exercises that ask for something new (issue 20): per-head scaled scores, the softmax backward pass
+
+
+def _per_head_ref(Q, K, n_heads):
+    Q, K = np.asarray(Q, dtype=float), np.asarray(K, dtype=float)
+    d_head = Q.shape[1] // n_heads
+    Qh = Q.reshape(Q.shape[0], n_heads, d_head).transpose(1, 0, 2)
+    Kh = K.reshape(K.shape[0], n_heads, d_head).transpose(1, 0, 2)
+    return Qh @ Kh.transpose(0, 2, 1) / np.sqrt(d_head)
+
+
+def _ph_wrong(scale=None, strided=False, order="hqk"):
+    def wrong(Q, K, n_heads):
+        d_model = Q.shape[1]
+        d_head = d_model // n_heads
+        if strided:   # head h takes every n_heads-th column
+            Qh, Kh = Q.reshape(-1, d_head, n_heads).transpose(2, 0, 1), K.reshape(-1, d_head, n_heads).transpose(2, 0, 1)
+        else:
+            Qh, Kh = Q.reshape(-1, n_heads, d_head).transpose(1, 0, 2), K.reshape(-1, n_heads, d_head).transpose(1, 0, 2)
+        S = Qh @ Kh.transpose(0, 2, 1) / (np.sqrt(d_head) if scale is None else scale(d_model, d_head, n_heads))
+        return S.transpose(1, 0, 2) if order == "qhk" else S
+    return wrong
+
+
+_PH_WRONG = [
+    Wrong("除以的是 √d_model：每个头只用自己那 d_head = d_model / n_heads 个分量打分，它的分数方差是 d_head，应除以 √d_head。",
+          _ph_wrong(scale=lambda d, dh, h: np.sqrt(d))),
+    Wrong("除以的是 d_head 本身：应除以它的平方根 √d_head。", _ph_wrong(scale=lambda d, dh, h: dh)),
+    Wrong("分数没有缩放：每个头的分数要除以 √d_head。", _ph_wrong(scale=lambda d, dh, h: 1.0)),
+    Wrong("头的切法不对：第 h 个头用的是连续的一段列（第 h·d_head 列起的 d_head 列），不是每隔 n_heads 列取一列。",
+          _ph_wrong(strided=True)),
+    Wrong("轴的顺序不对：结果的第一个轴应是头（n_heads, T_q, T_kv），你把查询轴放在了前面。", _ph_wrong(order="qhk")),
+    Wrong("你算的是整个 d_model 宽的一张分数表：要先把查询和键按头切开，每个头各算一张表。",
+          lambda Q, K, n_heads: np.broadcast_to(Q @ K.T / np.sqrt(Q.shape[1]), (n_heads, Q.shape[0], K.shape[0]))),
+]
+
+
+@float_safe
+def check_per_head_scaled_scores(fn) -> CheckResult:
+    """Check ``fn(Q, K, n_heads) -> S`` of shape (n_heads, T_q, T_kv), numpy only.
+
+    ``Q`` (T_q, d_model), ``K`` (T_kv, d_model); head h uses columns h*d_head ... (h+1)*d_head - 1 with
+    d_head = d_model // n_heads, and its scores are divided by sqrt(d_head).
+    """
+    rng = np.random.default_rng(20260253)
+    c1 = (rng.normal(size=(3, 6)), rng.normal(size=(4, 6)), 2)
+    c2 = (rng.normal(size=(4, 5)), rng.normal(size=(2, 5)), 1)
+    c3 = (rng.normal(size=(3, 8)), rng.normal(size=(5, 8)), 4)
+    c4 = (rng.normal(size=(1, 12)), rng.normal(size=(3, 12)), 3)
+    c5 = (rng.normal(size=(2, 8)).astype(np.float32), rng.normal(size=(4, 8)).astype(np.float32), 2)
+    cases = [
+        Case("T_q=3，T_kv=4，d_model=6，2 个头", c1, _per_head_ref(*c1),
+             "每个头用自己那一段连续的列打分，再除以这一段宽度 d_head 的平方根；结果的形状是 (n_heads, T_q, T_kv)。"),
+        Case("只有 1 个头", c2, _per_head_ref(*c2), "只有 1 个头时 d_head = d_model，结果就是普通的缩放分数（外面多一个长度为 1 的轴）。"),
+        Case("d_model=8，4 个头（d_head=2）", c3, _per_head_ref(*c3),
+             "缩放因子来自每个头的宽度 d_head，不是 d_model，也不是头数。"),
+        Case("只有 1 个查询，3 个头", c4, _per_head_ref(*c4), "T_q=1 时每个头的分数表只有一行，不要去掉这个轴。"),
+        Case("float32 输入", c5, _per_head_ref(*c5), "float32 输入按 float32 的精度比较。"),
+    ]
+    return run_diagnosed("check_per_head_scaled_scores", fn, cases, wrong=_PH_WRONG, numpy_only=True, atol=1e-5, rtol=1e-4)
+
+
+def _softmax_backward_ref(A, G):
+    A, G = np.asarray(A, dtype=float), np.asarray(G, dtype=float)
+    return np.stack([H.softmax_jacobian(a) @ g for a, g in zip(A, G)])
+
+
+_SB_WRONG = [
+    Wrong("只留下了雅可比矩阵的对角线：每个权重也依赖其他所有分数（非对角项 −a_i a_j），不能逐元素相乘了事。",
+          lambda A, G: A * G),
+    Wrong("只算了对角线 a_i(1 − a_i)：非对角项 −a_i a_j 把其他分量的上游梯度也带了进来。",
+          lambda A, G: A * (1 - A) * G),
+    Wrong("括号外少乘了一个 a：第 i 个分量是 a_i 乘以（g_i 减去 g 按权重 a 的平均）。",
+          lambda A, G: G - np.sum(A * G, axis=-1, keepdims=True)),
+    Wrong("减去的应是 g 按权重 a 的加权平均，而不是 g 的普通平均。",
+          lambda A, G: A * (G - G.mean(axis=-1, keepdims=True))),
+    Wrong("符号反了：第 i 个分量是 a_i(g_i − a·g)，不是 a_i(a·g − g_i)。",
+          lambda A, G: A * (np.sum(A * G, axis=-1, keepdims=True) - G)),
+    Wrong("加权平均 a·g 要在每一行里（沿键的轴）求，你沿的是行与行之间的轴。",
+          lambda A, G: A * (G - np.sum(A * G, axis=0, keepdims=True))),
+]
+
+
+@float_safe
+def check_softmax_backward(fn) -> CheckResult:
+    """Check ``fn(A, G) -> dS`` of shape (N, T): row n is J(a_n) g_n, with J(a) = diag(a) - a^T a.
+
+    ``A`` (N, T) holds N rows of softmax weights, ``G`` (N, T) the upstream gradients dL/dA.
+    """
+    rng = np.random.default_rng(20260254)
+    A1 = H.softmax(rng.normal(size=(3, 5)), axis=-1)
+    G1 = rng.normal(size=(3, 5))
+    A2 = H.softmax(rng.normal(size=(4, 4)) * 2, axis=-1)
+    G2 = rng.normal(size=(4, 4))
+    A3 = H.softmax(np.array([[30.0, 0.0, -1.0], [0.5, 0.0, 1.0]]), axis=-1)
+    G3 = rng.normal(size=(2, 3))
+    A4 = H.softmax(rng.normal(size=(2, 6)), axis=-1)
+    G4 = np.array([[0.7] * 6, [-2.0] * 6])
+    A5 = H.softmax(rng.normal(size=(3, 4)), axis=-1).astype(np.float32)
+    G5 = rng.normal(size=(3, 4)).astype(np.float32)
+    cases = [
+        Case("3 行，每行 5 个键", (A1, G1), _softmax_backward_ref(A1, G1),
+             "每一行是一份独立的 softmax：那一行的雅可比矩阵乘以那一行的上游梯度。"),
+        Case("方阵：4 行 4 个键", (A2, G2), _softmax_backward_ref(A2, G2),
+             "方阵最能暴露轴的错误：加权平均在每一行之内求。"),
+        Case("一行已经饱和（一个权重几乎为 1）", (A3, G3), _softmax_backward_ref(A3, G3),
+             "饱和的一行梯度应当几乎为 0：每一项都带着一个接近 0 的因子。"),
+        Case("上游梯度每一行都是常数", (A4, G4), _softmax_backward_ref(A4, G4),
+             "给一行的每个分数加同一个数，softmax 不变：上游梯度为常数时，传回分数的梯度应恰好为 0。"),
+        Case("float32 输入", (A5, G5), _softmax_backward_ref(A5, G5), "float32 输入按 float32 的精度比较。"),
+    ]
+    return run_diagnosed("check_softmax_backward", fn, cases, wrong=_SB_WRONG, atol=1e-5, rtol=1e-4)

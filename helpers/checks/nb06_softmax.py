@@ -8,9 +8,10 @@ import numpy as np
 
 import helpers as H
 
-from .core import Case, CheckResult, float_safe, run_check
+from .core import Case, CheckResult, float_safe, lenient_softmax, run_check
+from .diagnose import Wrong, run_diagnosed
 
-__all__ = ["check_softmax", "check_is_attention_matrix", "check_row_max_fix", "check_masked_softmax"]
+__all__ = ["check_softmax", "check_is_attention_matrix", "check_row_max_fix", "check_masked_softmax", "check_log_softmax"]
 
 
 _ROW_HINT = "每一行单独归一化：只在最后一个轴（各个键）上求和，并保持维度以便逐行相除。"
@@ -179,3 +180,65 @@ def check_masked_softmax(fn) -> CheckResult:
     ]
     return run_check("check_masked_softmax", fn, cases, atol=1e-9, rtol=1e-6,
                      general_hint="先想清楚：被掩码的键在 exp 之前应该变成什么？全被掩码的行最后该输出什么？")
+
+
+# ---- 2.6 exercise that asks for something new (issue 20): a stable log-softmax
+
+
+def _log_softmax_ref(x):
+    x = np.asarray(x)
+    m = x.max(axis=-1, keepdims=True)
+    return x - m - np.log(np.exp(x - m).sum(axis=-1, keepdims=True))
+
+
+_LS_WRONG = [
+    Wrong("先算 softmax 再取 log：很小的权重在浮点数里下溢成 0，log 0 = −∞，而正确答案是一个普通的有限负数。"
+          "直接在对数空间里算：log softmax(x)_i = x_i − log Σ_j exp(x_j)，再用减最大值的办法让 exp 不溢出。",
+          lambda x: np.log(lenient_softmax(x, axis=-1))),
+    Wrong("log Σ exp 没有先减去最大值：exp(1e4) 溢出成 inf。先减每一行的最大值 m，最后再把 m 加回去。",
+          lambda x: x - np.log(np.exp(x).sum(axis=-1, keepdims=True))),
+    Wrong("减去的是整个数组的最大值：远低于它的一行 exp 全部下溢成 0，log 0 = −∞。每一行减去自己的最大值。",
+          lambda x: x - x.max() - np.log(np.exp(x - x.max()).sum(axis=-1, keepdims=True))),
+    Wrong("只减了最大值，漏了 log Σ exp 那一项：结果的每一行 exp 之后应加起来等于 1。",
+          lambda x: x - x.max(axis=-1, keepdims=True)),
+    Wrong("沿错了轴：每一行（最后一个轴，各个键）单独归一化。",
+          lambda x: _log_softmax_ref(np.swapaxes(x, 0, -1)).swapaxes(0, -1) if np.ndim(x) > 1 else x * np.nan),
+    Wrong("求和之后没有保持维度：一行一个数，要按行减去，而不是按列广播。",
+          lambda x: x - x.max(axis=-1) - np.log(np.exp(x - x.max(axis=-1, keepdims=True)).sum(axis=-1))),
+]
+
+
+@float_safe
+def check_log_softmax(fn) -> CheckResult:
+    """Check ``fn(x) -> log softmax(x)`` along the last axis, for x of shape (..., n).
+
+    Must stay finite where the answer is finite (no log of an underflowed 0), survive +-1e4 float32
+    scores, give -inf exactly where x is -inf, and work on square and 3-d inputs.
+    """
+    rng = np.random.default_rng(20260261)
+    row = np.array([1.0, 2.0, 3.0, 4.0])
+    rows = rng.normal(size=(3, 5))
+    square = rng.normal(size=(4, 4)) * 2.0
+    tiny = np.array([[0.0, -800.0, 1.0], [2.0, 1.0, -1500.0]])
+    far_apart = np.array([[0.0, 1.0, -0.5], [-1000.0, -1001.0, -1000.5]])
+    big = np.array([[1e4, -1e4, 0.0, 9999.0], [-9000.0, -9001.0, -9002.0, -9003.0]], dtype=np.float32)
+    masked = np.array([[0.5, -np.inf, 1.5, -np.inf], [-np.inf, 2.0, 2.0, 0.0]])
+    batch = rng.normal(size=(2, 3, 4))
+    cases = [
+        Case("一行 4 个分数", (row,), _log_softmax_ref(row),
+             "结果取 exp 之后应当是一个分布：非负、加起来为 1。"),
+        Case("3 行、每行 5 个分数", (rows,), _log_softmax_ref(rows), "每一行单独归一化。"),
+        Case("方阵：4 行 4 列", (square,), _log_softmax_ref(square),
+             "方阵最能暴露轴的错误：每一行（不是每一列）取 exp 后和为 1；一行一个归一化常数。"),
+        Case("有的分数比同一行的最大值低几百", (tiny,), _log_softmax_ref(tiny),
+             "答案在这些位置上是有限的负数（比如约 −800），不是 −∞：不要经过会下溢的权重。"),
+        Case("相差很远的两行（一行约为 -1000）", (far_apart,), _log_softmax_ref(far_apart),
+             "减去的应是每一行自己的最大值。"),
+        Case("很大的分数（±1e4，float32）", (big,), _log_softmax_ref(big),
+             "exp(1e4) 会溢出：先减去每一行的最大值。", atol=1e-3, rtol=1e-5),
+        Case("被掩码的分数（-inf）", (masked,), _log_softmax_ref(masked),
+             "分数为 −∞ 的位置，权重为 0，它的对数应恰好是 −∞；其余位置照常。"),
+        Case("三维输入：2 批 × 3 行 × 4 个分数", (batch,), _log_softmax_ref(batch),
+             "输入形状是 (..., n)：始终沿最后一个轴。"),
+    ]
+    return run_diagnosed("check_log_softmax", fn, cases, wrong=_LS_WRONG, atol=1e-5, rtol=1e-4)

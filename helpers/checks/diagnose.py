@@ -1,0 +1,186 @@
+"""Name the mistake actually made: ``run_check`` plus known wrong answers, "numpy only" and a return type.
+
+``run_diagnosed`` runs the hidden cases exactly as :func:`helpers.checks.core.run_check` does (same
+verdict lines, no traceback whatever the learner's function returns or raises). When a case fails, the
+learner's results on all the cases (or the exceptions it raised) are compared with what each known wrong answer
+(:class:`Wrong`) gives on the same cases; the one that matches best (on the failing case and on most others) replaces the case's generic hint with
+its own, which names that mistake in Chinese. A task that says "only numpy" is enforced with
+:mod:`helpers.checks.numpy_only` (a static scan and a run with tripwires on every ``helpers`` function);
+a task that asks for an ``int`` or a ``bool`` refuses a float or an array.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import copy
+import functools
+import io
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from .core import FAIL, Case, CheckResult, run_check
+from .numpy_only import helpers_references, helpers_tripwire
+
+__all__ = ["Wrong", "run_diagnosed"]
+
+_HINT_SEP = "\n   提示（hint）："
+
+
+@dataclass(frozen=True)
+class Wrong:
+    """A classic wrong answer: ``fn`` computes it from a case's arguments; ``hint`` names it (Chinese)."""
+
+    hint: str
+    fn: Callable
+
+
+def _outcome(fn, case: Case):
+    """('value', result) or ('raised', (type name, message)) of ``fn`` on ``case``; never raises."""
+    try:
+        with np.errstate(all="ignore"):
+            return "value", fn(*case.args, **case.kwargs)
+    except Exception as exc:  # a wrong answer that raises (e.g. a transpose that breaks the shapes)
+        return "raised", (type(exc).__name__, str(exc))
+
+
+def _same_result(a, b) -> bool:
+    if isinstance(a, (tuple, list)) and isinstance(b, (tuple, list)):
+        return len(a) == len(b) and all(_same_result(x, y) for x, y in zip(a, b))
+    try:
+        x, y = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    except (TypeError, ValueError):
+        return False
+    if x.shape != y.shape:
+        return False
+    with np.errstate(all="ignore"):
+        return bool(np.allclose(x, y, rtol=1e-4, atol=1e-6, equal_nan=True))
+
+
+def _same_outcome(a, b) -> bool:
+    """Both raised the same kind of exception, or both returned the same values."""
+    if a[0] != b[0]:
+        return False
+    return a[1][0] == b[1][0] if a[0] == "raised" else _same_result(a[1], b[1])
+
+
+def _matching_wrong(fn, cases: Sequence[Case], k: int, wrong: Sequence[Wrong]) -> Wrong | None:
+    """The known wrong answer that behaves most like ``fn``: like it on the failing case ``k`` (where it is
+    wrong) and on at least half of all the cases; the first listed wins a tie.
+
+    ``fn`` is run again on copies of every case (its printing silenced): one case alone cannot tell
+    apart two mistakes that fail it the same way, the whole set of cases usually can.
+    """
+    if not wrong:
+        return None
+    best, best_score = None, (len(cases) + 1) // 2 - 1
+    with contextlib.redirect_stdout(io.StringIO()):
+        learner = [_outcome(fn, _copied(c)) for c in cases]
+        for w in wrong:
+            theirs = [_outcome(w.fn, _copied(c)) for c in cases]
+            if theirs[k][0] == "value" and _same_result(theirs[k][1], cases[k].expected):
+                continue   # right on the failing case: it cannot be what went wrong there
+            if not _same_outcome(learner[k], theirs[k]):
+                continue
+            score = sum(_same_outcome(a, b) for a, b in zip(learner, theirs))
+            if score > best_score:
+                best, best_score = w, score
+    return best
+
+
+def _copied(case: Case) -> Case:
+    return Case(case.label, copy.deepcopy(case.args), case.expected, case.hint, copy.deepcopy(case.kwargs))
+
+
+def _type_problem(got, result_type) -> str | None:
+    if result_type is int:
+        if isinstance(got, (bool, np.bool_)) or not isinstance(got, (int, np.integer)):
+            return f"这里要返回一个整数（int），你返回的是 {type(got).__name__}"
+    elif result_type is bool:
+        if not isinstance(got, (bool, np.bool_)):
+            return f"这里要返回一个真假值（bool：True 或 False），你返回的是 {type(got).__name__}"
+    elif result_type == "bool array":
+        if not (isinstance(got, np.ndarray) and got.dtype == bool):
+            kind = f"dtype 为 {got.dtype} 的数组" if isinstance(got, np.ndarray) else type(got).__name__
+            return f"这里要返回一个布尔数组（dtype 为 bool），你返回的是 {kind}"
+    return None
+
+
+def _fail(name: str, n_cases: int, n_passed: int, msg: str) -> CheckResult:
+    print(msg)
+    return CheckResult(name, False, n_cases, n_passed, msg)
+
+
+def run_diagnosed(
+    name: str,
+    fn: Callable,
+    cases: Sequence[Case],
+    *,
+    wrong: Sequence[Wrong] = (),
+    numpy_only: bool = False,
+    result_type=None,
+    **kwargs,
+) -> CheckResult:
+    """Like :func:`run_check` (``kwargs`` go to it), then name the known wrong answer the learner gave.
+
+    Parameters
+    ----------
+    wrong : sequence of Wrong
+        Known wrong answers, most specific first. When a case fails, the one that gives the learner's
+        result there (or raises the same kind of exception) and agrees with the learner on the most cases
+        (at least half) replaces the failing case's hint.
+    numpy_only : bool
+        Refuse a function that reaches ``helpers`` (found statically or by a tripwire while it runs).
+    result_type : {None, int, bool, "bool array"}
+        Every result must have this type (checked after the values are right).
+    """
+    if not callable(fn):
+        return run_check(name, fn, cases, **kwargs)
+    if numpy_only:
+        refs = helpers_references(fn)
+        if refs:
+            return _fail(name, len(cases), 0,
+                         f"{FAIL} {name}：这个练习要求只用 numpy，而你的函数用到了 helpers 里的 {'、'.join(refs)}。"
+                         "请自己用 numpy 写出这几步。")
+    seen: list = []
+
+    @functools.wraps(fn)
+    def recorded(*args, **kw):
+        try:
+            got = fn(*args, **kw)
+        except Exception as exc:
+            seen.append(("raised", (type(exc).__name__, str(exc))))
+            raise
+        seen.append(("value", got))
+        return got
+
+    calls: list = []
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf):
+        if numpy_only:
+            with helpers_tripwire(calls):
+                result = run_check(name, recorded, cases, **kwargs)
+        else:
+            result = run_check(name, recorded, cases, **kwargs)
+    msg = result.message
+    if numpy_only and calls:
+        return _fail(name, len(cases), 0,
+                     f"{FAIL} {name}：这个练习要求只用 numpy，而你的函数在运行时调用了 helpers 里的 "
+                     f"{'、'.join(sorted(set(calls)))}。请自己用 numpy 写出这几步。")
+    if not result.passed:
+        k = result.n_passed
+        if msg.startswith(FAIL) and k < len(cases) and len(seen) > k and not msg.split("：", 2)[1].startswith("你的函数的参数"):
+            w = _matching_wrong(fn, cases, k, wrong)
+            if w is not None:
+                msg = msg.split(_HINT_SEP)[0] + _HINT_SEP + w.hint
+        print(msg)
+        return CheckResult(result.name, False, result.n_cases, result.n_passed, msg)
+    if result_type is not None:
+        for k, (kind, got) in enumerate(seen[: len(cases)]):
+            problem = _type_problem(got, result_type)
+            if problem:
+                return _fail(name, len(cases), k,
+                             f"{FAIL} {name}：第 {k + 1}/{len(cases)} 个用例（{cases[k].label}）：数值对了，但{problem}。")
+    print(msg)
+    return result

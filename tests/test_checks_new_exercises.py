@@ -1,0 +1,460 @@
+"""Self-checks of the exercises that replaced the re-typing ones in 2.1-2.7 (issue 20).
+
+For each check: correct variants it must accept (loops, einsum, float32 at float32 precision) and the
+classic wrong answers of its task, each written the way a learner would, with the words of the hint
+that must name that mistake. Then the edges every check must survive without a traceback.
+"""
+
+import re
+
+import numpy as np
+import pytest
+from check_verdicts import CJK, check_table
+
+import helpers as H
+import helpers.checks.diagnose as diagnose
+from helpers.checks import (check_batched_cross_attention, check_batched_scores, check_bilinear_scores,
+                            check_cosine_matrix, check_cross_param_count, check_log_softmax, check_mix_without,
+                            check_output_key_jacobian, check_per_head_scaled_scores, check_recover_projection,
+                            check_soft_lookup_many, check_softmax_backward, check_split_packed_qkv)
+
+
+def _sm(S, axis=-1):
+    e = np.exp(S - S.max(axis=axis, keepdims=True))
+    return e / e.sum(axis=axis, keepdims=True)
+
+
+def _f32(fn):
+    """The same answer computed in float32 throughout."""
+    def wrapped(*args):
+        return fn(*[a.astype(np.float32) if isinstance(a, np.ndarray) and a.dtype.kind == "f" else a for a in args])
+    return wrapped
+
+
+# ---- 2.1: all-pairs cosine ---------------------------------------------------------------------------
+
+def cosine_normalise_first(C):
+    U = C / np.linalg.norm(C, axis=1, keepdims=True)
+    return U @ U.T
+
+
+def cosine_loops(C):
+    T = len(C)
+    return [[float(C[i] @ C[j] / (np.linalg.norm(C[i]) * np.linalg.norm(C[j]))) for j in range(T)] for i in range(T)]
+
+
+def cosine_einsum(C):
+    n = np.sqrt(np.einsum("td,td->t", C, C))
+    return np.einsum("id,jd->ij", C, C) / np.outer(n, n)
+
+
+test_cosine_matrix_accepts, test_cosine_matrix_rejects = check_table(
+    check_cosine_matrix,
+    [cosine_normalise_first, cosine_loops, cosine_einsum, _f32(cosine_normalise_first)],
+    {"corrcoef": (lambda C: np.corrcoef(C), "皮尔逊相关系数"),
+     "column norms": (lambda C: (C / np.sqrt((C**2).sum(0))) @ (C / np.sqrt((C**2).sum(0))).T, "按列求的"),
+     "dot products": (lambda C: C @ C.T, "这是点积"),
+     "one side only": (lambda C: (C @ C.T) / np.linalg.norm(C, axis=1)[:, None], "只除了一边"),
+     "frobenius": (lambda C: C @ C.T / (C**2).sum(), "整个矩阵的长度"),
+     "1.04x": lambda C: 1.04 * cosine_normalise_first(C),
+     "helpers": (lambda C: np.array([[H.geometry.cosine_similarity(a, b) for b in C] for a in C]), "只用 numpy")})
+
+
+# ---- 2.1: a weighted sum without some words ----------------------------------------------------------
+
+def mix_without_where(alpha, X, drop):
+    w = np.where(drop, 0.0, alpha)
+    return (w / w.sum()) @ X
+
+
+def mix_without_loop(alpha, X, drop):
+    kept = [j for j in range(len(alpha)) if not drop[j]]
+    total = sum(alpha[j] for j in kept)
+    return sum(alpha[j] / total * X[j] for j in kept)
+
+
+def mix_without_index(alpha, X, drop):
+    keep = ~np.asarray(drop)
+    return alpha[keep] @ X[keep] / alpha[keep].sum()
+
+
+test_mix_without_accepts, test_mix_without_rejects = check_table(
+    check_mix_without, [mix_without_where, mix_without_loop, mix_without_index, _f32(mix_without_where)],
+    {"no renormalisation": (lambda a, X, d: (a * ~d) @ X, "重新归一化"),
+     "divide by count": (lambda a, X, d: (a * ~d) @ X / (~d).sum(), "词的个数"),
+     "drop inverted": (lambda a, X, d: a[d] @ X[d] / a[d].sum() if d.any() else a @ X, "理解反了"),
+     "uniform over kept": (lambda a, X, d: X[~d].mean(axis=0), "平均对待"),
+     "weights returned": (lambda a, X, d: a * ~d / (a * ~d).sum(), "新的权重"),
+     "in place": lambda a, X, d: (a.__setitem__(d, 0.0), a / a.sum() @ X)[1]})
+
+
+# ---- 2.2: many queries, each with its own temperature -----------------------------------------------
+
+def many_rows(Qm, K, V, temperatures):
+    return _sm(Qm @ K.T / temperatures[:, None]) @ V
+
+
+def many_loop(Qm, K, V, temperatures):
+    out = []
+    for q, t in zip(Qm, temperatures):
+        s = K @ q / t
+        w = np.exp(s - s.max())
+        out.append(w / w.sum() @ V)
+    return np.array(out)
+
+
+def many_einsum(Qm, K, V, temperatures):
+    S = np.einsum("md,nd->mn", Qm, K) / np.reshape(temperatures, (-1, 1))
+    return np.einsum("mn,nv->mv", _sm(S), V)
+
+
+test_soft_lookup_many_accepts, test_soft_lookup_many_rejects = check_table(
+    check_soft_lookup_many, [many_rows, many_loop, many_einsum, _f32(many_rows)],
+    {"temperature per column": (lambda Qm, K, V, t: _sm(Qm @ K.T / t) @ V, "按列"),
+     "one temperature": (lambda Qm, K, V, t: _sm(Qm @ K.T / t[0]) @ V, "同一个温度"),
+     "times temperature": (lambda Qm, K, V, t: _sm(Qm @ K.T * t[:, None]) @ V, "乘以温度"),
+     "softmax over queries": (lambda Qm, K, V, t: _sm(Qm @ K.T / t[:, None], axis=0) @ V, "查询的轴"),
+     "global max": (lambda Qm, K, V, t: (lambda E: E / E.sum(1, keepdims=True))(np.exp(Qm @ K.T / t[:, None] - (Qm @ K.T / t[:, None]).max())) @ V,
+                    "整张表的最大值"),
+     "no max": (lambda Qm, K, V, t: (lambda E: E / E.sum(1, keepdims=True))(np.exp(Qm @ K.T / t[:, None])) @ V, "溢出"),
+     "weights": (lambda Qm, K, V, t: _sm(Qm @ K.T / t[:, None]), "返回的是权重"),
+     "1.04x": lambda Qm, K, V, t: 1.04 * many_rows(Qm, K, V, t),
+     "helpers": (lambda Qm, K, V, t: np.array([H.soft_lookup.soft_lookup(q, K, V, float(tt)).output for q, tt in zip(Qm, t)]),
+                 "只用 numpy")})
+
+
+# ---- 2.2: derivative of the output with respect to one key ---------------------------------------------
+
+def key_jac(q, K, V, temperature, j):
+    a = _sm(K @ q / temperature)
+    return a[j] * np.outer(V[j] - a @ V, q) / temperature
+
+
+def key_jac_loops(q, K, V, temperature, j):
+    a = _sm(K @ q / temperature)
+    out = a @ V
+    J = np.zeros((V.shape[1], K.shape[1]))
+    for r in range(V.shape[1]):
+        for c in range(K.shape[1]):
+            J[r, c] = sum(V[i, r] * a[i] * ((i == j) - a[j]) for i in range(len(a))) * q[c] / temperature
+    assert np.allclose(J, a[j] * np.outer(V[j] - out, q) / temperature)
+    return J
+
+
+def key_jac_chain(q, K, V, temperature, j):
+    a = _sm(K @ q / temperature)
+    J_soft = np.diag(a) - np.outer(a, a)                  # d alpha / d s
+    return np.outer(V.T @ J_soft[:, j], q / temperature)  # d out / d s_j  times  d s_j / d k_j
+
+
+test_output_key_jacobian_accepts, test_output_key_jacobian_rejects = check_table(
+    check_output_key_jacobian, [key_jac, key_jac_loops, key_jac_chain, _f32(key_jac)],
+    {"no alpha_j": (lambda q, K, V, t, j: np.outer(V[j] - _sm(K @ q / t) @ V, q) / t, "少了因子 α_j"),
+     "sign": (lambda q, K, V, t, j: -key_jac(q, K, V, t, j), "符号反了"),
+     "no 1/tau": (lambda q, K, V, t, j: key_jac(q, K, V, t, j) * t, "少了 1/τ"),
+     "1/tau^2": (lambda q, K, V, t, j: key_jac(q, K, V, t, j) / t, "多除了一次"),
+     "no normaliser term": (lambda q, K, V, t, j: _sm(K @ q / t)[j] * np.outer(V[j], q) / t, "归一化的那一项"),
+     "transposed": (lambda q, K, V, t, j: key_jac(q, K, V, t, j).T, "形状转置了"),
+     "d out / d q": (lambda q, K, V, t, j: V.T @ (np.diag(_sm(K @ q / t)) - np.outer(_sm(K @ q / t), _sm(K @ q / t))) @ K / t,
+                     "对查询 q 的导数")})
+
+
+# ---- 2.3: a packed Q/K/V matrix ----------------------------------------------------------------------
+
+def packed_slices(X, W_qkv, d_k):
+    P = X @ W_qkv
+    return P[:, :d_k], P[:, d_k:2 * d_k], P[:, 2 * d_k:]
+
+
+def packed_split_weights(X, W_qkv, d_k):
+    W_Q, W_K, W_V = np.split(W_qkv, [d_k, 2 * d_k], axis=1)
+    return [X @ W_Q, X @ W_K, X @ W_V]
+
+
+test_split_packed_qkv_accepts, test_split_packed_qkv_rejects = check_table(
+    check_split_packed_qkv, [packed_slices, packed_split_weights, _f32(packed_slices)],
+    {"equal thirds": (lambda X, W, d_k: tuple(X @ w for w in np.array_split(W, 3, axis=1)), "平均切成了三份"),
+     "V of width d_k": (lambda X, W, d_k: ((X @ W)[:, :d_k], (X @ W)[:, d_k:2 * d_k], (X @ W)[:, 2 * d_k:3 * d_k]),
+                        "值的那一段"),
+     "K, Q, V order": (lambda X, W, d_k: ((X @ W)[:, d_k:2 * d_k], (X @ W)[:, :d_k], (X @ W)[:, 2 * d_k:]), "顺序"),
+     "only Q": (lambda X, W, d_k: (X @ W)[:, :d_k], "元组")})
+
+
+# ---- 2.3: recover W_Q from X and Q -------------------------------------------------------------------
+
+test_recover_projection_accepts, test_recover_projection_rejects = check_table(
+    check_recover_projection,
+    {"lstsq": lambda X, Q: np.linalg.lstsq(X, Q, rcond=None)[0],
+     "pinv": lambda X, Q: np.linalg.pinv(X) @ Q,
+     "normal equations": lambda X, Q: np.linalg.solve(X.T @ X, X.T @ Q),
+     "float32 lstsq": _f32(lambda X, Q: np.linalg.lstsq(X, Q, rcond=None)[0])},
+    {"transpose instead of inverse": (lambda X, Q: X.T @ Q, "乘一个转置"),
+     "transposed result": (lambda X, Q: (np.linalg.pinv(X) @ Q).T, "结果转置了"),
+     "sides swapped": (lambda X, Q: np.linalg.pinv(Q) @ X, "两边对调了"),
+     "inverse of a non-square X": (lambda X, Q: np.linalg.inv(X) @ Q, "没有普通的逆矩阵"),
+     "1.04x": lambda X, Q: 1.04 * np.linalg.pinv(X) @ Q})
+
+
+# ---- 2.4: a batch of score matrices ----------------------------------------------------------------
+
+test_batched_scores_accepts, test_batched_scores_rejects = check_table(
+    check_batched_scores,
+    {"swapaxes": lambda Q, K: Q @ np.swapaxes(K, 1, 2),
+     "transpose": lambda Q, K: np.matmul(Q, K.transpose(0, 2, 1)),
+     "einsum": lambda Q, K: np.einsum("bqd,bkd->bqk", Q, K),
+     "loop": lambda Q, K: np.stack([q @ k.T for q, k in zip(Q, K)]),
+     "float32": _f32(lambda Q, K: Q @ np.swapaxes(K, 1, 2))},
+    {".T on 3-d": (lambda Q, K: Q @ K.T, "所有轴倒过来"),
+     "transposed": (lambda Q, K: np.swapaxes(K @ np.swapaxes(Q, 1, 2), 0, 0), "结果转置了"),
+     "batches mixed": (lambda Q, K: np.einsum("bqd,ckd->bqk", Q, K), "混在了一起"),
+     "every pair of batches": (lambda Q, K: np.tensordot(Q, K, axes=([2], [2])), "多了一个轴"),
+     "1.04x": lambda Q, K: 1.04 * np.einsum("bqd,bkd->bqk", Q, K),
+     "helpers": (lambda Q, K: np.stack([H.dot_product_scores(q, k) for q, k in zip(Q, K)]), "只用 numpy")})
+
+
+# ---- 2.4 (optional): bilinear scores ---------------------------------------------------------------
+
+test_bilinear_scores_accepts, test_bilinear_scores_rejects = check_table(
+    check_bilinear_scores,
+    {"matmul": lambda Q, K, W: Q @ W @ K.T,
+     "einsum": lambda Q, K, W: np.einsum("ia,ab,jb->ij", Q, W, K),
+     "loop": lambda Q, K, W: [[Q[i] @ W @ K[j] for j in range(len(K))] for i in range(len(Q))],
+     "float32": _f32(lambda Q, K, W: Q @ W @ K.T)},
+    {"W transposed": (lambda Q, K, W: Q @ W.T @ K.T, "W 被转置了"),
+     "result transposed": (lambda Q, K, W: (Q @ W @ K.T).T, "结果转置了"),
+     "W ignored": (lambda Q, K, W: Q @ K.T, "W 没有用上"),
+     "1.04x": lambda Q, K, W: 1.04 * Q @ W @ K.T})
+
+
+# ---- 2.5: per-head scaled scores ------------------------------------------------------------------
+
+def heads_reshape(Q, K, n_heads):
+    d_head = Q.shape[1] // n_heads
+    Qh = Q.reshape(len(Q), n_heads, d_head).transpose(1, 0, 2)
+    Kh = K.reshape(len(K), n_heads, d_head).transpose(1, 0, 2)
+    return Qh @ Kh.transpose(0, 2, 1) / np.sqrt(d_head)
+
+
+def heads_loop(Q, K, n_heads):
+    d_head = Q.shape[1] // n_heads
+    return np.stack([Q[:, h * d_head:(h + 1) * d_head] @ K[:, h * d_head:(h + 1) * d_head].T / d_head**0.5
+                     for h in range(n_heads)])
+
+
+def heads_einsum(Q, K, n_heads):
+    d_head = Q.shape[1] // n_heads
+    return np.einsum("qhd,khd->hqk", Q.reshape(len(Q), n_heads, d_head), K.reshape(len(K), n_heads, d_head)) / np.sqrt(d_head)
+
+
+test_per_head_scaled_scores_accepts, test_per_head_scaled_scores_rejects = check_table(
+    check_per_head_scaled_scores, [heads_reshape, heads_loop, heads_einsum, _f32(heads_reshape)],
+    {"sqrt(d_model)": (lambda Q, K, h: heads_reshape(Q, K, h) * np.sqrt(Q.shape[1] // h) / np.sqrt(Q.shape[1]), "√d_model"),
+     "d_head": (lambda Q, K, h: heads_reshape(Q, K, h) / np.sqrt(Q.shape[1] // h), "d_head 本身"),
+     "strided heads": (lambda Q, K, h: np.stack([Q[:, i::h] @ K[:, i::h].T / np.sqrt(Q.shape[1] // h) for i in range(h)]),
+                       "每隔 n_heads 列"),
+     "axis order": (lambda Q, K, h: heads_reshape(Q, K, h).transpose(1, 0, 2), "轴的顺序不对"),
+     "no scale": (lambda Q, K, h: heads_reshape(Q, K, h) * np.sqrt(Q.shape[1] // h), "没有缩放"),
+     "1.04x": lambda Q, K, h: 1.04 * heads_loop(Q, K, h),
+     "helpers": (lambda Q, K, h: np.stack([H.dot_product_scores(Q[:, i * (Q.shape[1] // h):(i + 1) * (Q.shape[1] // h)],
+                                                                K[:, i * (Q.shape[1] // h):(i + 1) * (Q.shape[1] // h)])
+                                           for i in range(h)]) / np.sqrt(Q.shape[1] // h), "只用 numpy")})
+
+
+# ---- 2.5: the softmax backward pass, row by row -------------------------------------------------------
+
+def backward_closed_form(A, G):
+    return A * (G - np.sum(A * G, axis=-1, keepdims=True))
+
+
+def backward_jacobian_loop(A, G):
+    return np.array([(np.diag(a) - np.outer(a, a)) @ g for a, g in zip(A, G)])
+
+
+def backward_einsum(A, G):
+    J = np.einsum("ni,ij->nij", A, np.eye(A.shape[1])) - np.einsum("ni,nj->nij", A, A)
+    return np.einsum("nij,nj->ni", J, G)
+
+
+test_softmax_backward_accepts, test_softmax_backward_rejects = check_table(
+    check_softmax_backward, [backward_closed_form, backward_jacobian_loop, backward_einsum, _f32(backward_closed_form)],
+    {"diagonal only": (lambda A, G: A * G, "只留下了雅可比矩阵的对角线"),
+     "a(1-a) only": (lambda A, G: A * (1 - A) * G, "a_i(1 − a_i)"),
+     "missing a": (lambda A, G: G - (A * G).sum(-1, keepdims=True), "少乘了一个 a"),
+     "plain mean": (lambda A, G: A * (G - G.mean(-1, keepdims=True)), "普通平均"),
+     "sign": (lambda A, G: -backward_closed_form(A, G), "符号反了"),
+     "axis 0": (lambda A, G: A * (G - (A * G).sum(0, keepdims=True)), "行与行之间"),
+     "1.04x": lambda A, G: 1.04 * backward_closed_form(A, G)})
+
+
+# ---- 2.6: a stable log-softmax ---------------------------------------------------------------------
+
+def log_softmax_lse(x):
+    m = np.max(x, axis=-1, keepdims=True)
+    return x - m - np.log(np.sum(np.exp(x - m), axis=-1, keepdims=True))
+
+
+def log_softmax_loop(x):
+    x = np.asarray(x, dtype=float)
+    out = np.empty_like(x)
+    for idx in np.ndindex(x.shape[:-1]):
+        row = x[idx]
+        m = row.max()
+        out[idx] = row - (m + np.log(np.exp(row - m).sum()))
+    return out
+
+
+test_log_softmax_accepts, test_log_softmax_rejects = check_table(
+    check_log_softmax, [log_softmax_lse, log_softmax_loop, _f32(log_softmax_lse)],
+    {"log of softmax": (lambda x: np.log(_sm(x)), "先算 softmax 再取 log"),
+     "no shift": (lambda x: x - np.log(np.exp(x).sum(-1, keepdims=True)), "没有先减去最大值"),
+     "global max": (lambda x: x - x.max() - np.log(np.exp(x - x.max()).sum(-1, keepdims=True)), "整个数组的最大值"),
+     "forgot log-sum-exp": (lambda x: x - x.max(-1, keepdims=True), "漏了 log Σ exp"),
+     "no keepdims": (lambda x: x - x.max(-1) - np.log(np.exp(x - x.max(-1, keepdims=True)).sum(-1)), "保持维度"),
+     "1.04x": lambda x: 1.04 * log_softmax_lse(x)})
+
+
+# ---- 2.7: batched cross-attention ------------------------------------------------------------------
+
+def cross_swap(X_q, X_kv, W_Q, W_K, W_V):
+    Q, K, V = X_q @ W_Q, X_kv @ W_K, X_kv @ W_V
+    return _sm(Q @ np.swapaxes(K, -1, -2) / np.sqrt(K.shape[-1])) @ V
+
+
+def cross_loop(X_q, X_kv, W_Q, W_K, W_V):
+    out = []
+    for xq, xkv in zip(X_q, X_kv):
+        S = (xq @ W_Q) @ (xkv @ W_K).T / np.sqrt(W_K.shape[1])
+        out.append(_sm(S) @ (xkv @ W_V))
+    return np.array(out)
+
+
+def cross_einsum(X_q, X_kv, W_Q, W_K, W_V):
+    S = np.einsum("bqm,mk,btn,nk->bqt", X_q, W_Q, X_kv, W_K) / np.sqrt(W_Q.shape[1])
+    return np.einsum("bqt,btv->bqv", _sm(S), X_kv @ W_V)
+
+
+def _cross(X_q, X_kv, W_Q, W_K, W_V, *, src=None, axis=-1, scale=None, scores=None):
+    src = X_kv if src is None else src
+    Q, K, V = X_q @ W_Q, src @ W_K, src @ W_V
+    S = Q @ np.swapaxes(K, -1, -2) if scores is None else scores(Q, K)
+    return _sm(S / (np.sqrt(K.shape[-1]) if scale is None else scale), axis=axis) @ V
+
+
+test_batched_cross_attention_accepts, test_batched_cross_attention_rejects = check_table(
+    check_batched_cross_attention, [cross_swap, cross_loop, cross_einsum, _f32(cross_swap)],
+    {".T on 3-d": (lambda *a: _cross(*a, scores=lambda Q, K: Q @ K.T), "所有轴倒过来"),
+     "batches mixed": (lambda *a: _cross(*a, scores=lambda Q, K: np.einsum("bqd,ckd->bqk", Q, K)), "混在了一起"),
+     "keys from X_q": (lambda *a: _cross(*a, src=a[0]), "自注意力"),
+     "softmax over queries": (lambda *a: _cross(*a, axis=1), "查询轴"),
+     "scale by d_v": (lambda *a: _cross(*a, scale=np.sqrt(a[4].shape[1])), "d_v"),
+     "scale by d_model": (lambda *a: _cross(*a, scale=np.sqrt(a[0].shape[-1])), "d_model"),
+     "no scale": (lambda *a: _cross(*a, scale=1.0), "没有缩放"),
+     "global max": (lambda X_q, X_kv, W_Q, W_K, W_V: (lambda S: (np.exp(S - S.max()) / np.exp(S - S.max()).sum(-1, keepdims=True)) @ (X_kv @ W_V))(
+         (X_q @ W_Q) @ np.swapaxes(X_kv @ W_K, 1, 2) / np.sqrt(W_K.shape[1])), "整个批量的最大值"),
+     "weights": (lambda X_q, X_kv, W_Q, W_K, W_V: _sm((X_q @ W_Q) @ np.swapaxes(X_kv @ W_K, 1, 2) / np.sqrt(W_K.shape[1])),
+                 "注意力权重"),
+     "1.04x": lambda *a: 1.04 * cross_swap(*a),
+     "helpers": (lambda X_q, X_kv, W_Q, W_K, W_V: np.stack([H.scaled_dot_product_attention(a @ W_Q, b @ W_K, b @ W_V).output
+                                                            for a, b in zip(X_q, X_kv)]), "只用 numpy")})
+
+
+# ---- 2.7: parameters of one cross-attention head --------------------------------------------------
+
+test_cross_param_count_accepts, test_cross_param_count_rejects = check_table(
+    check_cross_param_count,
+    {"formula": lambda d_dec, d_enc, d_k, d_v, bias: d_dec * d_k + d_enc * d_k + d_enc * d_v + (2 * d_k + d_v if bias else 0),
+     "sizes of real arrays": lambda d_dec, d_enc, d_k, d_v, bias: sum(
+         np.zeros(s).size for s in [(d_dec, d_k), (d_enc, d_k), (d_enc, d_v)] + ([(d_k,), (d_k,), (d_v,)] if bias else [])),
+     "numpy int": lambda d_dec, d_enc, d_k, d_v, bias: np.int64(d_dec * d_k + d_enc * (d_k + d_v) + bias * (2 * d_k + d_v))},
+    {"roles swapped": (lambda a, b, k, v, bias: b * k + a * (k + v) + bias * (2 * k + v), "对调了"),
+     "all from decoder": (lambda a, b, k, v, bias: a * (2 * k + v) + bias * (2 * k + v), "d_enc"),
+     "bias forgotten": (lambda a, b, k, v, bias: a * k + b * (k + v), "偏置"),
+     "float": (lambda a, b, k, v, bias: float(a * k + b * (k + v) + bias * (2 * k + v)), "整数（int）"),
+     "string": (lambda a, b, k, v, bias: str(a * k + b * (k + v) + bias * (2 * k + v)), "数值")})
+
+
+# ---- every new check: the edges a novice hits ---------------------------------------------------------
+
+NEW_CHECKS = [check_cosine_matrix, check_mix_without, check_soft_lookup_many, check_output_key_jacobian,
+              check_split_packed_qkv, check_recover_projection, check_batched_scores, check_bilinear_scores,
+              check_per_head_scaled_scores, check_softmax_backward, check_log_softmax, check_batched_cross_attention,
+              check_cross_param_count]
+ODD_RETURNS = {"None": lambda *a: None, "string": lambda *a: "答案", "dict": lambda *a: {"x": 1},
+               "NaN": lambda *a: float("nan"), "ragged list": lambda *a: [[1.0], [1.0, 2.0]], "object": lambda *a: object(),
+               "raises": lambda *a: 1 / 0, "huge array": lambda *a: np.ones((50, 50, 50)), "generator": lambda *a: (x for x in a)}
+CODE = re.compile(r"@|\bnp\.|numpy|\.T\b|axis\s*=|keepdims|\.shape|reshape|swapaxes|einsum|outer\(|diag\(|"
+                  r"tril|triu|\.sum\(|\.max\(|linalg|transpose\(|return ")
+
+
+@pytest.mark.parametrize("check", NEW_CHECKS, ids=[c.__name__ for c in NEW_CHECKS])
+def test_stub_says_not_done(check, capsys):
+    def stub(*args):
+        raise NotImplementedError
+
+    assert not check(stub)
+    out = capsys.readouterr().out
+    assert out.startswith("\u23f3") and "尚未完成" in out
+
+
+@pytest.mark.parametrize("odd", ODD_RETURNS, ids=list(ODD_RETURNS))
+@pytest.mark.parametrize("check", NEW_CHECKS, ids=[c.__name__ for c in NEW_CHECKS])
+def test_odd_returns_fail_in_chinese_without_traceback(check, odd, capsys):
+    with np.errstate(all="raise"):            # even a learner who turned numpy warnings into errors
+        result = check(ODD_RETURNS[odd])
+    out = capsys.readouterr().out
+    assert not result and out.startswith("\u274c") and CJK.search(out)
+    assert "Traceback" not in out and "[[" not in out and "array(" not in out
+
+
+@pytest.mark.parametrize("check", NEW_CHECKS, ids=[c.__name__ for c in NEW_CHECKS])
+def test_wrong_number_of_arguments_is_named(check, capsys):
+    def takes_only_a_keyword(*, nothing):
+        return nothing
+
+    assert not check(takes_only_a_keyword)
+    out = capsys.readouterr().out
+    assert "参数个数不对" in out and "提示" not in out
+
+
+@pytest.mark.parametrize("check", NEW_CHECKS, ids=[c.__name__ for c in NEW_CHECKS])
+def test_every_hint_is_chinese_and_shows_no_answer_code(check, monkeypatch):
+    seen = {}
+
+    def spy(name, fn, cases, **kwargs):
+        seen["cases"] = list(cases)
+        raise NotImplementedError   # stop here: only the hidden cases are wanted
+
+    monkeypatch.setattr(diagnose, "run_check", spy)
+    with pytest.raises(NotImplementedError):
+        check(lambda *a: None)
+    cases = seen["cases"]
+    assert len(cases) >= 4
+    wrongs = [w for mod_name in ("nb01_contextual", "nb02_soft_lookup", "nb03_qkv_projections", "nb04_dot_product_scores",
+                                 "nb05_scaling", "nb06_softmax", "nb07_whole_formula")
+              for w in vars(__import__(f"helpers.checks.{mod_name}", fromlist=["x"])).values()
+              if isinstance(w, list) and w and isinstance(w[0], diagnose.Wrong)]
+    hints = [c.hint for c in cases] + [w.hint for ws in wrongs for w in ws]
+    for hint in hints:
+        assert hint and CJK.search(hint), hint
+        assert not CODE.search(hint), hint
+    for case in cases:
+        assert CJK.search(case.label) or re.fullmatch(r"[\w\s=,.:\[\]()!\-，（）]*", case.label), case.label
+
+
+def test_a_wrong_answer_that_is_right_on_the_failing_case_is_not_blamed(capsys):
+    # Subtracting the global max is right on cases whose rows are close; a learner whose *scale* is wrong must
+    # hear about the scale, not about the max, on such a case.
+    assert not check_batched_cross_attention(lambda *a: _cross(*a, scale=np.sqrt(a[0].shape[-1])))
+    out = capsys.readouterr().out
+    assert "d_model" in out and "最大值" not in out.split("提示")[1]
+
+
+def test_numpy_only_refuses_a_helper_hidden_behind_a_learner_function(capsys):
+    def my_scores(q, k):
+        return H.dot_product_scores(q, k)
+
+    def batched(Q, K):
+        return np.stack([my_scores(q, k) for q, k in zip(Q, K)])
+
+    assert not check_batched_scores(batched)
+    assert "只用 numpy" in capsys.readouterr().out
