@@ -16,7 +16,7 @@ The folders show the architecture, read top-down:
 - ``H.dot_product_scores``,
   ``H.additive_attention_scores``         S = Q K^T, additive (Bahdanau) scores  (2.4)
 - ``H.softmax``, ``H.softmax_jacobian``,
-  ``H.entropy``                           softmax and its derivative             (2.5-2.6)
+  ``H.entropy``, ``H.is_distribution``    softmax, its derivative, the row check (2.1, 2.5-2.6)
 - ``H.scaled_dot_product_attention``,
   ``H.self_attention``, ``H.AttentionResult``,
   ``H.apply_mask``                        softmax(Q K^T / sqrt(d_k) + M) V       (2.7)
@@ -39,7 +39,7 @@ from .core.attention import AttentionResult, apply_mask, scaled_dot_product_atte
 from .core.masking import additive_from_boolean, causal_mask
 from .core.projections import project_qkv
 from .core.scores import additive_attention_scores, dot_product_scores
-from .core.softmax import entropy, softmax, softmax_jacobian
+from .core.softmax import entropy, is_distribution, softmax, softmax_jacobian
 from .ui.plotting import attention_heatmap, token_labels, use_style, weights_bar
 from .ui.predict import predict_choice, predict_number
 
