@@ -23,7 +23,8 @@ The folders show the architecture, read top-down:
 - ``H.causal_mask``, ``H.additive_from_boolean``   the causal mask                (2.10)
 - ``H.use_style``, ``H.attention_heatmap``, ``H.weights_bar``, ``H.token_labels``
                                           projector-legible labelled figures
-- ``H.predict_choice``, ``H.predict_number``   predict-then-run questions
+- ``H.predict_choice``, ``H.predict_number``,
+  ``H.prediction_key``                    predict-then-run questions (keys out of sight)
 
 and every other topic is one attribute, ``H.<topic>.<name>``, wherever it lives in the tree:
 ``H.heads``, ``H.blockwise`` (core); ``H.contextual``, ``H.soft_lookup``, ``H.gradcheck``,
@@ -41,7 +42,7 @@ from .core.projections import project_qkv
 from .core.scores import additive_attention_scores, dot_product_scores
 from .core.softmax import entropy, is_distribution, softmax, softmax_jacobian
 from .ui.plotting import attention_heatmap, token_labels, use_style, weights_bar
-from .ui.predict import predict_choice, predict_number
+from .ui.predict import predict_choice, predict_number, prediction_key
 
 # The deeper topics, one attribute each (H.cost, H.timing, ...), wherever they live in the tree.
 from . import book
@@ -67,6 +68,7 @@ __all__ = [
     "entropy",
     "predict_choice",
     "predict_number",
+    "prediction_key",
     "project_qkv",
     "scaled_dot_product_attention",
     "self_attention",

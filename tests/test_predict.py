@@ -56,7 +56,40 @@ def test_number_bad_arguments():
 def test_widgets_build_without_error():
     import helpers as H
 
-    H.predict_choice("问题？", OPTS, answer=1, explanation="解释。")
-    H.predict_number("问题？", 2.0, explanation="解释。", rel_tol=0.05)
-    with pytest.raises(ValueError, match="answer"):
-        H.predict_choice("问题？", OPTS, answer=5, explanation="解释。")
+    H.predict_choice("2.5-q1", "问题？", ["几乎不变", "约 4 倍", "约 8 倍", "约 64 倍"])
+    H.predict_number("2.4-q2", "问题？")
+    with pytest.raises(ValueError, match="the key of 2.5-q1"):
+        H.predict_choice("2.5-q1", "问题？", OPTS[:2])     # the key (index 2) is not among 2 options
+
+
+@pytest.mark.parametrize("qid, err, match", [
+    ("2.5-q9", ValueError, "no answer key"), ("2.5", ValueError, "question id"), (5, ValueError, "question id"),
+    ("2.4-q2", TypeError, "predict_number")])
+def test_a_widget_needs_a_known_question_id_of_its_kind(qid, err, match):
+    import helpers as H
+
+    with pytest.raises(err, match=match):
+        H.predict_choice(qid, "问题？", OPTS)
+
+
+def test_the_key_and_explanation_come_from_the_id():
+    import helpers as H
+    from helpers.ui.prediction_keys import KEYS, ChoiceKey, NumberKey
+
+    assert len(KEYS) >= 26
+    for qid, key in KEYS.items():
+        assert H.prediction_key(qid) == key.answer
+        assert isinstance(key, (ChoiceKey, NumberKey)) and key.explanation.strip()
+        if isinstance(key, NumberKey):
+            assert grade_number(key.answer, key.answer, rel_tol=key.rel_tol, abs_tol=key.abs_tol).correct
+
+
+def test_show_answer_gives_key_and_explanation_without_a_verdict():
+    from helpers.ui.predict import prediction_explanation, show_answer
+
+    fb = show_answer("2.5-q1", ["几乎不变", "约 4 倍", "约 8 倍", "约 64 倍"])
+    assert not fb.correct and fb.message.startswith("👀") and "「约 8 倍」" in fb.message
+    assert prediction_explanation("2.5-q1") in fb.message
+    assert "168" in show_answer("2.4-q2").message
+    with pytest.raises(TypeError, match="options"):
+        show_answer("2.5-q1")                      # a choice question needs the options it shows

@@ -1,7 +1,8 @@
 """The student edition: no solution left, and every student notebook runs to the end.
 
-``tools/make_student_edition.py OUT_DIR`` removes the cells tagged ``solution`` and clears the
-outputs of the cells tagged ``exercise``. Executed in a fresh kernel, each student notebook
+``tools/make_student_edition.py OUT_DIR`` removes the cells tagged ``solution`` or
+``full-edition-only`` and clears the outputs of the cells tagged ``exercise``. What is left must
+stay true: no student notebook points to a solution cell or to the teacher's guide it lacks. Executed in a fresh kernel, each student notebook
 must run without an error, and each exercise's self-check must say (in Chinese) that the
 exercise is not done yet -- not print a pass line.
 """
@@ -58,8 +59,9 @@ def test_one_student_notebook_per_notebook(edition):
 def test_no_solution_is_left(edition, path):
     full = nbformat.read(path, as_version=4)
     student = nbformat.read(edition[path.name], as_version=4)
-    n_solution = sum("solution" in _tags(c) for c in full.cells)
-    assert len(student.cells) == len(full.cells) - n_solution
+    removed = {"solution", "full-edition-only"}
+    n_removed = sum(bool(removed & _tags(c)) for c in full.cells)
+    assert len(student.cells) == len(full.cells) - n_removed
     for cell in student.cells:
         assert "solution" not in _tags(cell)
         if cell.cell_type == "code":
@@ -67,7 +69,25 @@ def test_no_solution_is_left(edition, path):
         if "exercise" in _tags(cell):
             assert cell.get("outputs") == [], f"an exercise cell of {path.name} kept its output"
     kept = [c.source for c in student.cells]
-    assert kept == [c.source for c in full.cells if "solution" not in _tags(c)], "other cells must be kept as they are"
+    assert kept == [c.source for c in full.cells if not removed & _tags(c)], "other cells must be kept as they are"
+
+
+# What the student edition lacks: solution cells, the teacher's guide (docs/ is not copied), the repository's files.
+ABSENT = re.compile(r"_solution|参考答案|docs/teaching|教师指南|CONTRIBUTING\.md")
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name[:5])
+def test_student_prose_points_to_nothing_the_edition_lacks(edition, path):
+    for k, cell in enumerate(nbformat.read(edition[path.name], as_version=4).cells):
+        if cell.cell_type == "markdown":
+            hit = ABSENT.search(cell.source)
+            assert not hit, (f"student {path.name} cell {k} mentions {hit.group(0)!r}, which the student edition does not have; "
+                             "tag the paragraph full-edition-only or phrase it so it is true in both editions")
+
+
+def test_the_how_to_use_text_of_the_full_edition_still_explains_solutions_and_the_guide():
+    full = " ".join(c.source for c in nbformat.read(NOTEBOOKS[0], as_version=4).cells if c.cell_type == "markdown")
+    assert "_solution" in full and "docs/teaching" in full
 
 
 def test_the_tool_refuses_to_overwrite_the_teachers_notebooks():

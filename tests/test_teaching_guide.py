@@ -2,7 +2,8 @@
 
 - every notebook has its section file ``docs/teaching/02-NN.md`` with the required headings;
 - every predict-then-run question a notebook asks is answered in its section (quoted exactly),
-  and every question the section quotes is still asked by the notebook;
+  and every question the section quotes is still asked by the notebook; the guide's answer is the
+  hidden key of that question id (``helpers/ui/prediction_keys.py``);
 - every 试一试 (try-it) cell's prompt line is quoted in the section's answers;
 - the index (README.md) links every section and its three session plans add up to 90 minutes.
 """
@@ -30,16 +31,23 @@ def _section(path: Path) -> Path:
 
 
 def predict_questions(path: Path) -> list[str]:
-    """The question text (first argument) of every H.predict_choice / H.predict_number call."""
+    """The question text of every H.predict_choice / H.predict_number call."""
+    return [q for _, q, _ in predictions(path)]
+
+
+def predictions(path: Path) -> list[tuple[str, str, list[str] | None]]:
+    """(question id, question, options or None) of every prediction: ``H.predict_choice(qid, question, options)``."""
     out = []
     for cell in _cells(path):
         if cell["cell_type"] != "code" or "predict_" not in _src(cell):
             continue
-        for node in ast.walk(ast.parse(_src(cell))):
+        tree = ast.parse(_src(cell))
+        env = {t.id: n.value for n in tree.body if isinstance(n, ast.Assign) for t in n.targets if isinstance(t, ast.Name)}
+        for node in ast.walk(tree):
             if isinstance(node, ast.Call) and getattr(node.func, "attr", getattr(node.func, "id", "")) in {
                     "predict_choice", "predict_number"}:
-                first = node.args[0] if node.args else next(k.value for k in node.keywords if k.arg == "question")
-                out.append(ast.literal_eval(first))
+                args = [ast.literal_eval(env.get(a.id, a) if isinstance(a, ast.Name) else a) for a in node.args]
+                out.append((args[0], args[1], args[2] if len(args) > 2 else None))
     return out
 
 
@@ -74,6 +82,27 @@ def test_every_prediction_is_answered_and_every_answer_is_asked(path):
     quoted = QUOTED.findall(answers)
     for q in quoted:
         assert q in asked, f"{_section(path).name} answers {q!r}, which {path.name} no longer asks"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name[:5])
+def test_the_guides_answer_is_the_hidden_key(path):
+    """The first bold text after a question in 预测题答案 names the key's option (or its number)."""
+    from helpers.ui.prediction_keys import KEYS, ChoiceKey
+
+    text = _section(path).read_text(encoding="utf-8")
+    answers = text.split("## 预测题答案", 1)[1].split("\n## ", 1)[0]
+    for qid, question, options in predictions(path):
+        after = answers[answers.index(question) + len(question):] if question in answers else ""
+        bold = re.search(r"\*\*(.+?)\*\*", after)
+        assert bold, f"{_section(path).name}: no bold answer after {qid} ({question!r})"
+        said, key = bold.group(1).strip(), KEYS[qid]
+        if isinstance(key, ChoiceKey):
+            right = options[key.answer]
+            assert said and (said in right or right in said), \
+                f"{_section(path).name}: the guide answers {qid} with {said!r}, the key is {right!r}"
+        else:
+            numbers = [float(x.replace(",", "")) for x in re.findall(r"-?\d[\d,]*(?:\.\d+)?", said)]
+            assert float(key.answer) in numbers, f"{_section(path).name}: the guide answers {qid} with {said!r}, the key is {key.answer:g}"
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name[:5])

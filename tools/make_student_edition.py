@@ -2,7 +2,9 @@
 
 What changes, by cell tag (see CONTRIBUTING.md):
 
-- ``solution``  cells are removed (the reference answers; they also print "passed" lines);
+- ``solution``  cells are removed (the reference answers);
+- ``full-edition-only`` cells are removed: prose that is true only of the full notebooks (where
+  the solution cells are, the link to the teacher's guide), so 2.0's "how to use" stays true;
 - ``exercise``  cells keep their code (the stub to fill in) but lose their outputs.
 
 Everything else -- prose, figures, self-checks, predict-then-run widgets, sliders -- is kept
@@ -23,12 +25,13 @@ from nbconvert.preprocessors import TagRemovePreprocessor
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = ROOT / "notebooks"
 SOLUTION_TAG = "solution"
+FULL_ONLY_TAG = "full-edition-only"
 EXERCISE_TAG = "exercise"
 
 
 def student_notebook(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
-    """Return a copy of ``nb`` without solution cells and with exercise outputs cleared."""
-    pre = TagRemovePreprocessor(remove_cell_tags={SOLUTION_TAG}, remove_all_outputs_tags={EXERCISE_TAG})
+    """Return a copy of ``nb`` without solution and full-edition-only cells, with exercise outputs cleared."""
+    pre = TagRemovePreprocessor(remove_cell_tags={SOLUTION_TAG, FULL_ONLY_TAG}, remove_all_outputs_tags={EXERCISE_TAG})
     pre.enabled = True
     out, _ = pre.preprocess(nbformat.from_dict(nb), {})
     for cell in out.cells:

@@ -6,7 +6,10 @@
 Each notebook runs top to bottom in a fresh kernel of the *current* Python
 environment, with the notebook's folder as working directory (as nbval does).
 Timing metadata is not recorded and the kernelspec is normalised, so re-running
-an unchanged notebook leaves only real output changes in the diff. A cell that
+an unchanged notebook leaves only real output changes in the diff. Cells tagged
+``solution`` run (their asserts must pass) but are written back unrun, without
+outputs: a hidden solution's output would answer its exercise (nbval still runs
+them and does not compare an unrun cell's output). A cell that
 raises stops the run with a non-zero exit unless it is tagged ``raises-exception``.
 """
 
@@ -23,6 +26,7 @@ from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError
 
 ROOT = Path(__file__).resolve().parents[1]
+SOLUTION_TAG = "solution"
 KERNELSPEC = {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}
 
 
@@ -49,6 +53,9 @@ def execute(path: Path, timeout: int = 600) -> float:
     client.execute()
     for cell in nb.cells:
         cell.metadata.pop("execution", None)
+        if cell.cell_type == "code" and SOLUTION_TAG in cell.metadata.get("tags", []):
+            cell.outputs = []
+            cell.execution_count = None
     nb.metadata.pop("widgets", None)  # widget state is machine-specific and huge; the kernel rebuilds it
     nbformat.validate(nb)
     nbformat.write(nb, path)

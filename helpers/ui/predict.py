@@ -1,24 +1,29 @@
 """Predict-then-run questions: the learner commits to an answer before a cell reveals it.
 
-Two pure graders (arguments in, :class:`Feedback` out) that tests call directly, and two
-small widgets that only draw them:
+A prediction cell shows the question and its choices, nothing else; the answer key and the
+explanation are looked up by the question's id in :mod:`helpers.ui.prediction_keys`, out of
+sight of the class::
+
+    H.predict_choice(
+        "2.5-q1",
+        "把 d_k 从 16 加到 1024（不缩放），点积 q·k 的标准差大约变成原来的几倍？",
+        ["几乎不变", "约 4 倍", "约 8 倍", "约 64 倍"],
+    )
+
+The cell is tagged ``predict`` and ``nbval-ignore-output``. The next code cell (the reveal)
+runs the experiment, prints what happens and asserts the key against it::
+
+    assert H.prediction_key("2.5-q1") == observed_option
+
+Two pure graders (arguments in, :class:`Feedback` out) that tests call directly, and two small
+widgets that only draw them:
 
 - :func:`grade_choice` / :func:`predict_choice`   pick one of a few options
 - :func:`grade_number` / :func:`predict_number`   type a number, graded with a tolerance
 
-A prediction is *locked* once submitted (the button is disabled), so the learner cannot
-peek at the next cell and change their mind. Feedback is in Chinese, like the notebooks.
-
-Usage in a notebook (the cell is tagged ``predict`` and ``nbval-ignore-output``)::
-
-    H.predict_choice(
-        "把 d_k 从 16 加到 256，未缩放分数的标准差会怎样？",
-        ["不变", "变大约 4 倍", "变大约 16 倍"],
-        answer=1,
-        explanation="Var(q·k) = d_k，标准差是 √d_k：√256 / √16 = 4。",
-    )
-
-The next code cell runs the experiment and prints what happens.
+A prediction is *locked* once submitted (the button is disabled), so the learner cannot peek at
+the next cell and change their mind; a second button shows the answer without a guess (and
+locks too). The explanation appears only then. Feedback is in Chinese, like the notebooks.
 """
 
 from __future__ import annotations
@@ -28,9 +33,11 @@ import numbers
 from collections.abc import Sequence
 from typing import NamedTuple
 
-from ..core._validate import check_int_in_range
+from .._validate import check_int_in_range
+from .prediction_keys import KEYS, QID, ChoiceKey, NumberKey
 
-__all__ = ["Feedback", "grade_choice", "grade_number", "predict_choice", "predict_number"]
+__all__ = ["Feedback", "grade_choice", "grade_number", "predict_choice", "predict_number", "prediction_key",
+           "prediction_explanation", "show_answer"]
 
 
 class Feedback(NamedTuple):
@@ -74,6 +81,34 @@ def _check_real(name: str, value, *, allow_none: bool = False) -> float | None:
     if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(float(value)):
         raise TypeError(f"{name} must be a finite real number; got {type(value).__name__} {value!r}.")
     return float(value)
+
+
+def _key(qid, kind: type) -> ChoiceKey | NumberKey:
+    """The key of question ``qid``, checked to be of ``kind``."""
+    if not isinstance(qid, str) or not QID.match(qid):
+        raise ValueError(f"qid must be a question id like '2.5-q1' (section 2.N, K-th question); got {qid!r}.")
+    if qid not in KEYS:
+        same = sorted(k for k in KEYS if k.split("-")[0] == qid.split("-")[0])
+        raise ValueError(f"qid {qid!r} has no answer key in helpers/ui/prediction_keys.py; keys of that section: {same}.")
+    key = KEYS[qid]
+    if not isinstance(key, kind):
+        want = "predict_choice" if isinstance(key, ChoiceKey) else "predict_number"
+        raise TypeError(f"qid {qid!r} is a {type(key).__name__}; ask it with H.{want}.")
+    return key
+
+
+def prediction_key(qid: str) -> int | float:
+    """The answer key of question ``qid``: the index of the right option, or the right number.
+
+    The reveal cell asserts it against the computation, e.g.
+    ``assert H.prediction_key("2.7-q1") == observed``.
+    """
+    return _key(qid, (ChoiceKey, NumberKey)).answer
+
+
+def prediction_explanation(qid: str) -> str:
+    """Why the key of question ``qid`` is right (Chinese); the widget shows it after an answer."""
+    return _key(qid, (ChoiceKey, NumberKey)).explanation
 
 
 def grade_choice(choice, answer: int, options: Sequence[str], explanation: str = "") -> Feedback:
@@ -135,25 +170,41 @@ def grade_number(value, answer: float, *, rel_tol: float = 0.1, abs_tol: float =
     return Feedback(False, f"❌ 你的预测 {value:g} {direction}了，答案约为 {answer:g}。运行下一格看看实际发生了什么。{tail}")
 
 
-def _show(question: str, control, grade):
-    """Draw question + control + submit button + feedback; lock the control once submitted."""
+def show_answer(qid: str, options: Sequence[str] | None = None) -> Feedback:
+    """The feedback of the 「直接看答案」 button: the key of ``qid`` and its explanation, no verdict.
+
+    ``options`` (the options the notebook shows) is required for a choice question.
+    """
+    key = _key(qid, (ChoiceKey, NumberKey))
+    if isinstance(key, ChoiceKey):
+        opts = _check_options(options)
+        shown = f"「{opts[_check_index('answer', key.answer, len(opts))]}」"
+    else:
+        shown = f"{key.answer:g}"
+    return Feedback(False, f"👀 没有预测，直接看答案：{shown}。运行下一格看看实际发生了什么。\n解释：{key.explanation}")
+
+
+def _show(question: str, control, grade, reveal):
+    """Draw question + control + submit/show-answer buttons + feedback; lock once either is pressed."""
     import ipywidgets as widgets
     from IPython.display import display
 
     title = widgets.HTML(f"<b>🤔 先预测，再运行：</b>{_escape(question)}")
     button = widgets.Button(description="提交预测", button_style="primary", icon="check")
+    peek = widgets.Button(description="不猜了，直接看答案", icon="eye")
     out = widgets.HTML("")
 
-    def on_click(_):
-        fb = grade()
+    def finish(fb: Feedback) -> None:
         out.value = "<pre style='white-space: pre-wrap; font-size: 1.05em'>" + _escape(fb.message) + "</pre>"
-        if fb.message.startswith(("✅", "❌")):
+        if fb.message.startswith(("✅", "❌", "👀")):
             control.disabled = True
             button.disabled = True
-            button.description = "已提交"
+            peek.disabled = True
+            button.description = "已提交" if not fb.message.startswith("👀") else "已看答案"
 
-    button.on_click(on_click)
-    box = widgets.VBox([title, control, button, out])
+    button.on_click(lambda _: finish(grade()))
+    peek.on_click(lambda _: finish(reveal()))
+    box = widgets.VBox([title, control, widgets.HBox([button, peek]), out])
     box.add_class("predict-question")
     display(box)
     return None
@@ -165,39 +216,57 @@ def _escape(text: str) -> str:
     return html.escape(text)
 
 
-def predict_choice(question: str, options: Sequence[str], answer: int, explanation: str) -> None:
-    """Show a multiple-choice prediction widget (see :func:`grade_choice`)."""
+def predict_choice(qid: str, question: str, options: Sequence[str]) -> None:
+    """Show a multiple-choice prediction widget; its key is ``prediction_key(qid)`` (see :func:`grade_choice`).
+
+    Parameters
+    ----------
+    qid : str
+        The question id, ``"2.N-qK"`` (a key in :mod:`helpers.ui.prediction_keys`).
+    question : str
+    options : sequence of str, length >= 2
+        The choices, in the order the key's index refers to.
+    """
     import ipywidgets as widgets
 
+    key = _key(qid, ChoiceKey)
     _check_text("question", question)
-    _check_text("explanation", explanation)
     opts = _check_options(options)
-    answer = _check_index("answer", answer, len(opts))
+    answer = _check_index(f"the key of {qid}", key.answer, len(opts))
     radio = widgets.RadioButtons(options=[(o, i) for i, o in enumerate(opts)], value=None,
                                  layout=widgets.Layout(width="auto"))
-    return _show(question, radio, lambda: grade_choice(radio.value, answer, opts, explanation))
+    return _show(question, radio, lambda: grade_choice(radio.value, answer, opts, key.explanation),
+                 lambda: show_answer(qid, opts))
 
 
-def predict_number(question: str, answer: float, *, explanation: str, rel_tol: float = 0.1, abs_tol: float = 0.0) -> None:
-    """Show a numeric prediction widget (see :func:`grade_number`)."""
+def predict_number(qid: str, question: str) -> None:
+    """Show a numeric prediction widget; its key and tolerance are ``KEYS[qid]`` (see :func:`grade_number`).
+
+    Parameters
+    ----------
+    qid : str
+        The question id, ``"2.N-qK"`` (a key in :mod:`helpers.ui.prediction_keys`).
+    question : str
+    """
     import ipywidgets as widgets
 
+    key = _key(qid, NumberKey)
     _check_text("question", question)
-    _check_text("explanation", explanation)
-    grade_number(answer, answer, rel_tol=rel_tol, abs_tol=abs_tol)  # validates the arguments
+    tol = {"rel_tol": key.rel_tol, "abs_tol": key.abs_tol}
+    grade_number(key.answer, key.answer, **tol)  # validates the key
     box = widgets.Text(value="", placeholder="例如 0.5", description="你的预测：",
                        style={"description_width": "initial"})
 
     def grade() -> Feedback:
         text = box.value.strip()
         if not text:
-            return grade_number(None, answer, rel_tol=rel_tol, abs_tol=abs_tol)
+            return grade_number(None, key.answer, **tol)
         try:
             value = float(text)
         except ValueError:
             return Feedback(False, f"「{text}」不是一个数字：请输入例如 0.5 或 1e-3。")
         if not math.isfinite(value):
             return Feedback(False, f"「{text}」不是一个有限的数字。")
-        return grade_number(value, answer, rel_tol=rel_tol, abs_tol=abs_tol, explanation=explanation)
+        return grade_number(value, key.answer, explanation=key.explanation, **tol)
 
-    return _show(question, box, grade)
+    return _show(question, box, grade, lambda: show_answer(qid))
