@@ -101,24 +101,11 @@ def test_causal_square_equals_chapter_causal_mask_and_can_combine_with_a_mask():
                                **TOL[np.float64])
 
 
-@given(problems(), blocks)
-def test_lse_is_the_log_sum_exp_of_the_scores(p, b):
-    Q, K, V = p
-    out, lse = blockwise_attention(Q, K, V, block_size=b[0], query_block=b[1], return_lse=True)
-    s = (Q @ np.swapaxes(K, -1, -2)) / np.sqrt(Q.shape[-1])
-    top = s.max(axis=-1)
-    expected = top + np.log(np.exp(s - top[..., None]).sum(axis=-1))
-    assert lse.shape == Q.shape[:-1]
-    np.testing.assert_allclose(lse, expected, rtol=1e-10, atol=1e-10)
-    # The weights can be rebuilt from lse, which is how a backward pass would use it.
-    np.testing.assert_allclose(np.exp(s - lse[..., None]) @ V, out, **TOL[np.float64])
-
-
 def test_float32_stays_float32_and_other_dtypes():
     rng = np.random.default_rng(1)
     Q, K, V = (rng.normal(size=(50, 16)).astype(np.float32) for _ in range(3))
-    out, lse = blockwise_attention(Q, K, V, return_lse=True, block_size=7)
-    assert out.dtype == np.float32 and lse.dtype == np.float32
+    out = blockwise_attention(Q, K, V, block_size=7)
+    assert out.dtype == np.float32
     out16 = blockwise_attention(Q.astype(np.float16), K.astype(np.float16), V.astype(np.float16))
     assert out16.dtype == np.float32  # float16 is computed and returned in float32, as by the plain path
     np.testing.assert_allclose(out16, scaled_dot_product_attention(Q, K, V).output, atol=5e-3)
@@ -204,10 +191,8 @@ def test_peak_memory_is_blockwise_not_quadratic():
     Q, K, V = (rng.normal(size=(T, d)).astype(np.float32) for _ in range(3))
     tracemalloc.start()
     try:
-        # One worker: the allocation sequence is fixed. (With threads the peak depends on how
-        # the workers' temporaries happen to overlap in time, which is not deterministic.)
-        blockwise_attention(Q, K, V, block_size=bk, query_block=bq, causal=True, workers=1)
-        blockwise_attention(Q, K, V, block_size=bk, query_block=bq, workers=1)
+        blockwise_attention(Q, K, V, block_size=bk, query_block=bq, causal=True)
+        blockwise_attention(Q, K, V, block_size=bk, query_block=bq)
         _, peak = tracemalloc.get_traced_memory()
         tracemalloc.reset_peak()
         scaled_dot_product_attention(Q, K, V)
@@ -241,24 +226,14 @@ def test_benchmarks_help_and_smallest_figure_run():
     assert "blockwise" in res.stdout and "x plain" in res.stdout
 
 
-@pytest.mark.parametrize("causal", [False, True])
-def test_worker_threads_give_the_same_result(causal):
-    rng = np.random.default_rng(5)
-    Q, K, V = (rng.normal(size=(2, 300, 16)).astype(np.float32) for _ in range(3))
-    one = blockwise_attention(Q, K, V, causal=causal, block_size=64, query_block=32, workers=1)
-    three = blockwise_attention(Q, K, V, causal=causal, block_size=64, query_block=32, workers=3)
-    np.testing.assert_allclose(one, three, rtol=1e-6, atol=1e-7)  # same tiles; only BLAS threading differs
-    with pytest.raises(ValueError, match="workers"):
-        blockwise_attention(Q, K, V, workers=0)
-
-
-def test_no_thread_pool_outlives_a_call():
+def test_the_tiled_path_keeps_no_state_and_starts_no_threads():
     import threading
 
     rng = np.random.default_rng(5)
     Q, K, V = (rng.normal(size=(256, 8)) for _ in range(3))
-    blockwise_attention(Q, K, V, block_size=64, query_block=32, workers=3)
-    assert not [t for t in threading.enumerate() if t.name.startswith("blockwise")]
+    before = threading.active_count()
+    blockwise_attention(Q, K, V, block_size=64, query_block=32)
+    assert threading.active_count() == before
     import helpers.core.blockwise as bw
 
     state = {name: v for name, v in vars(bw).items() if not name.startswith("__")}

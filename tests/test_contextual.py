@@ -3,10 +3,10 @@
 import numpy as np
 import pytest
 
+from helpers import is_distribution
 from helpers.lessons.contextual import (
     AXES,
     contextual_mix,
-    is_distribution,
     static_embeddings,
     tokenize,
     toy_vocabulary,

@@ -187,3 +187,18 @@ def test_after_layer_is_called_once_per_layer_and_changes_nothing():
     out = encoder_forward(w, ids, cfg, after_layer=seen.append)
     assert seen == [0, 1, 2]
     np.testing.assert_array_equal(out.attentions, encoder_forward(w, ids, cfg).attentions)
+
+
+def test_multiply_adds_count_every_matrix_product_of_a_forward_pass():
+    # An independent count: the shapes of every product in one layer, via helpers.cost (2 flops = 1 multiply-add).
+    from helpers.lessons.cost import matmul_flops
+
+    cfg = EncoderConfig(vocab_size=50, hidden=24, n_layers=3, n_heads=4, intermediate=40, max_positions=32)
+    T, d, dh, h, f = 7, cfg.hidden, cfg.head_dim, cfg.n_heads, cfg.intermediate
+    per_layer = (4 * matmul_flops(T, d, d)                                # Q, K, V, output projections
+                 + h * (matmul_flops(T, dh, T) + matmul_flops(T, T, dh))  # every head: Q K^T, then A V
+                 + matmul_flops(T, d, f) + matmul_flops(T, f, d))         # the feed-forward block
+    assert cfg.multiply_adds(T) == cfg.n_layers * per_layer // 2
+    assert EncoderConfig().multiply_adds(16) > 0
+    with pytest.raises(TypeError, match="T"):
+        cfg.multiply_adds(2.5)

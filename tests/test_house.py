@@ -1,16 +1,26 @@
-"""The house rules of issue 13, checked: one way in, no private imports, small modules, clear names."""
+"""The house rules (issues 13 and 19), checked: one door, folders that show the architecture, no
+import-* façades, no private imports, small modules, no function shadowing a module, clear names,
+and every public call checking each input once."""
 
 from __future__ import annotations
 
 import ast
+import collections
+import functools
 import importlib
+import importlib.util
+import inspect
 import pkgutil
+import sys
+import types
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import helpers
 import helpers.checks
+from nbcells import NOTEBOOKS, cells, src
 
 HELPERS = Path(helpers.__file__).parent
 MAX_LINES = 400
@@ -149,3 +159,256 @@ def test_attention_validates_in_one_call():
     body = src.split('"""')[-1]
     assert body.count("check_attention_inputs(") == 1
     assert "raise " not in body and "isinstance" not in body
+
+
+# ---- the folders show the architecture ---------------------------------------------------------------
+
+def test_the_tree_shows_where_things_live():
+    """Read top-down: the formula in core/, a lesson's tools in lessons/, the book, the real model, the
+    UI, the self-checks; nothing else at the top but the door and the shared argument checks."""
+    packages = sorted(p.name for p in HELPERS.iterdir() if (p / "__init__.py").is_file())
+    assert packages == ["book", "checks", "core", "lessons", "model", "ui"], packages
+    top = sorted(p.name for p in HELPERS.glob("*.py"))
+    assert top == ["__init__.py", "_validate.py"], top
+    for pkg in packages:
+        doc = importlib.import_module(f"helpers.{pkg}").__doc__ or ""
+        assert len(doc.strip()) > 40, f"helpers/{pkg}/__init__.py should say what lives there"
+
+
+# ---- one door ----------------------------------------------------------------------------------------
+
+def _code_cells():
+    for path in NOTEBOOKS:
+        for k, cell in enumerate(cells(path)):
+            if cell["cell_type"] == "code":
+                lines = [ln for ln in src(cell).splitlines() if not ln.lstrip().startswith(("%", "!"))]
+                yield path, k, ast.parse("\n".join(lines))
+
+
+def _chain(node: ast.Attribute) -> list[str] | None:
+    """``H.a.b`` -> ["a", "b"]; None if the attribute chain is not rooted at the name H."""
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    return parts[::-1] if isinstance(node, ast.Name) and node.id == "H" else None
+
+
+def one_door_problems(tree: ast.AST) -> list[str]:
+    """What breaks the one-door rule in one cell: another import of helpers, the name ``helpers``,
+    an alias of a helper, a second spelling of a function, a name that does not exist."""
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for a in node.names:
+                if a.name.split(".")[0] == "helpers" and (a.name, a.asname) != ("helpers", "H"):
+                    found.append(f"line {node.lineno}: import {a.name}" + (f" as {a.asname}" if a.asname else ""))
+        elif isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "helpers":
+            if node.module != "helpers.checks" or node.level:
+                found.append(f"line {node.lineno}: from {node.module} import ...")
+        elif isinstance(node, ast.Name) and node.id == "helpers":
+            found.append(f"line {node.lineno}: the name `helpers` (use H)")
+        elif isinstance(node, ast.Assign) and isinstance(node.value, (ast.Attribute, ast.Tuple)):
+            values = node.value.elts if isinstance(node.value, ast.Tuple) else [node.value]
+            for v in values:
+                chain = _chain(v) if isinstance(v, ast.Attribute) else None
+                if chain and callable(functools.reduce(getattr, chain, helpers)):
+                    found.append(f"line {node.lineno}: an alias of H.{'.'.join(chain)} (call it by that name)")
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and not isinstance(getattr(node, "_parent_attr", None), ast.Attribute):
+            chain = _chain(node)
+            if not chain:
+                continue
+            obj = helpers
+            for k, part in enumerate(chain):
+                if not isinstance(obj, types.ModuleType):
+                    break  # a method or field of a helper's result: not ours to spell
+                if not hasattr(obj, part):
+                    found.append(f"line {node.lineno}: H.{'.'.join(chain[:k + 1])} does not exist")
+                    break
+                obj = getattr(obj, part)
+            else:
+                leaf = chain[-1]
+                if len(chain) > 1 and callable(obj) and getattr(helpers, leaf, None) is obj:
+                    found.append(f"line {node.lineno}: H.{'.'.join(chain)} is spelled H.{leaf}")
+    return found
+
+
+def _mark_parents(tree):
+    for node in ast.walk(tree):
+        for child in ast.iter_child_nodes(node):
+            child._parent_attr = node
+    return tree
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_notebooks_use_one_door_and_one_spelling(path):
+    problems = [f"cell {k}: {p}" for nb, k, tree in _code_cells() if nb == path
+                for p in one_door_problems(_mark_parents(tree))]
+    assert not problems, f"{path.name}: {problems}"
+
+
+def test_the_one_door_detector_catches_every_other_way_in():
+    bad = ("from helpers.plotting import attention_heatmap\nimport helpers\nimport helpers.cost as C\n"
+           "heatmap = H.attention_heatmap\nH.plotting.attention_heatmap(A)\nH.nowhere(1)\nhelpers.softmax(x)\n")
+    assert len(one_door_problems(_mark_parents(ast.parse(bad)))) == 7
+    good = ("import helpers as H\nfrom helpers.checks import check_softmax\ncmap = H.plotting.DIVERGING_CMAP\n"
+            "out = H.scaled_dot_product_attention(Q, K, V).output\nH.cost.matmul_flops(2, 3, 4)\n")
+    assert one_door_problems(_mark_parents(ast.parse(good))) == []
+
+
+# ---- no façades, no shadowing ------------------------------------------------------------------------
+
+@pytest.mark.parametrize("path", _modules(), ids=_rel)
+def test_no_import_star(path):
+    stars = [n.lineno for n in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+             if isinstance(n, ast.ImportFrom) and any(a.name == "*" for a in n.names)]
+    assert not stars, f"{_rel(path)} re-exports with `import *` (lines {stars}): import the names it means"
+
+
+def test_helpers_checks_lists_its_modules_once():
+    listed = list(helpers.checks.MODULES)
+    assert len(listed) == len(set(listed)), [m for m, n in collections.Counter(listed).items() if n > 1]
+    here = {i.name for i in pkgutil.iter_modules(helpers.checks.__path__)}
+    assert set(listed) <= here, set(listed) - here
+    exporting = {m for m in here if not m.startswith("_")
+                 and "__all__" in vars(importlib.import_module(f"helpers.checks.{m}"))}
+    assert exporting <= set(listed), f"modules with an __all__ missing from MODULES: {exporting - set(listed)}"
+
+
+def _packages():
+    yield helpers
+    for info in pkgutil.walk_packages(helpers.__path__, "helpers."):
+        if info.ispkg:
+            yield importlib.import_module(info.name)
+
+
+@pytest.mark.parametrize("pkg", list(_packages()), ids=lambda p: p.__name__)
+def test_no_function_shadows_a_module(pkg):
+    """``import helpers.x.y as m`` gives the module y, never a function y that the package re-exports."""
+    shadowed = []
+    for info in pkgutil.iter_modules(pkg.__path__):
+        full = f"{pkg.__name__}.{info.name}"
+        if info.name == "__main__":
+            continue
+        module = importlib.import_module(full)
+        if getattr(pkg, info.name) is not module:
+            shadowed.append(f"{full} is {getattr(pkg, info.name)!r}")
+    for name, value in vars(pkg).items():
+        if not isinstance(value, types.ModuleType) and not name.startswith("__"):
+            if importlib.util.find_spec(f"{pkg.__name__}.{name}") is not None:
+                shadowed.append(f"{pkg.__name__}.{name} names both a module and a {type(value).__name__}")
+    assert not shadowed, shadowed
+
+
+# ---- every check of the core in its _validate; each input checked once per public call ---------------
+
+@pytest.mark.parametrize("path", sorted((HELPERS / "core").glob("*.py")), ids=_rel)
+def test_the_core_raises_only_in_its_validate_module(path):
+    if path.name == "_validate.py":
+        return
+    raises = [n.lineno for n in ast.walk(ast.parse(path.read_text(encoding="utf-8"))) if isinstance(n, ast.Raise)]
+    assert not raises, f"{_rel(path)} raises inline (lines {raises}): move the check to helpers/core/_validate.py"
+
+
+def _validator_modules():
+    return [importlib.import_module(_dotted(p)) for p in _modules() if p.name == "_validate.py"
+            and "checks" not in p.parts]
+
+
+def _label(fn_name, args):
+    """What a validator call checks: the argument's name when it takes one (as_real_array("Q", ...))."""
+    if args and isinstance(args[0], str):
+        return args[0]
+    if args and isinstance(args[0], tuple) and all(isinstance(a, str) for a in args[0]):
+        return args[0]
+    return None
+
+
+@pytest.fixture
+def validator_calls(monkeypatch):
+    """Count every call of a validator (every name in a ``_validate`` module's ``__all__``), wherever
+    it was imported: the log of (validator, the argument it checks)."""
+    log = []
+    originals = {}
+    for mod in _validator_modules():
+        for name in mod.__all__:
+            if name != "describe":
+                originals[id(getattr(mod, name))] = getattr(mod, name)
+
+    def counted(fn):
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            log.append((fn.__name__, _label(fn.__name__, args)))
+            return fn(*args, **kwargs)
+        return wrapper
+
+    wrappers = {}
+    for name, mod in list(sys.modules.items()):
+        if not (name == "helpers" or name.startswith("helpers.")) or name.startswith("helpers.checks") or mod is None:
+            continue
+        for attr, value in list(vars(mod).items()):
+            if id(value) in originals and originals[id(value)] is value:
+                wrappers.setdefault(id(value), counted(value))
+                monkeypatch.setattr(mod, attr, wrappers[id(value)])
+    return log
+
+
+_rng = np.random.default_rng(0)
+_T, _D = 6, 4
+_Q, _K, _V, _X = (_rng.standard_normal((_T, _D)) for _ in range(4))
+_W = np.eye(_D)
+_BOOL = np.tri(_T, dtype=bool) | np.eye(_T, k=1, dtype=bool)
+_ADD = np.where(_BOOL, 0.0, -np.inf)
+_P = np.full((2, 3), 1 / 3)
+
+#: A representative call of every public function of the core.
+PUBLIC_CALLS = {
+    "softmax": lambda: helpers.softmax(_Q),
+    "softmax_jacobian": lambda: helpers.softmax_jacobian(_P),
+    "entropy": lambda: helpers.entropy(_P),
+    "is_distribution": lambda: helpers.is_distribution(_P),
+    "project_qkv": lambda: helpers.project_qkv(_X, _W, _W, _W),
+    "dot_product_scores": lambda: helpers.dot_product_scores(_Q, _K),
+    "additive_attention_scores": lambda: helpers.additive_attention_scores(_Q, _K, _W, _W, np.ones(_D)),
+    "attention": lambda: helpers.scaled_dot_product_attention(_Q, _K, _V),
+    "attention, scale": lambda: helpers.scaled_dot_product_attention(_Q, _K, _V, scale=1.0),
+    "attention, boolean mask": lambda: helpers.scaled_dot_product_attention(_Q, _K, _V, mask=_BOOL),
+    "attention, additive mask": lambda: helpers.scaled_dot_product_attention(_Q, _K, _V, mask=_ADD),
+    "attention, causal": lambda: helpers.scaled_dot_product_attention(_Q, _K, _V, causal=True),
+    "attention, causal and mask": lambda: helpers.scaled_dot_product_attention(_Q, _K, _V, mask=_BOOL, causal=True),
+    "attention, tiled": lambda: helpers.scaled_dot_product_attention(_Q, _K, _V, mask=_ADD, causal=True, block_size=4),
+    "blockwise_attention": lambda: helpers.blockwise.blockwise_attention(_Q, _K, _V, _BOOL, block_size=2, query_block=3),
+    "self_attention": lambda: helpers.self_attention(_X, _W, _W, _W, causal=True),
+    "apply_mask": lambda: helpers.apply_mask(_Q @ _K.T, _BOOL),
+    "causal_mask": lambda: helpers.causal_mask(_T, boolean=True),
+    "additive_from_boolean": lambda: helpers.additive_from_boolean(_BOOL),
+    "split_heads": lambda: helpers.heads.split_heads(_Q, 2),
+    "merge_heads": lambda: helpers.heads.merge_heads(_Q.reshape(2, 3, 4)),
+    "multi_head_self_attention": lambda: helpers.multi_head_self_attention(_X, _W, _W, _W, _W, 2, causal=True),
+}
+
+#: Checks that look at the same thing under two names: a row whose every key is masked.
+SAME_THING = {"check_rows_alive", "check_softmax_input"}
+
+
+def once_problems(log) -> list[str]:
+    problems = [f"{fn}({label!r}) x{n}" for (fn, label), n in collections.Counter(log).items() if n > 1]
+    dead_row_checks = [fn for fn, _ in log if fn in SAME_THING]
+    if len(dead_row_checks) > 1:
+        problems.append(f"the all-masked-row check ran {len(dead_row_checks)} times: {dead_row_checks}")
+    return problems
+
+
+@pytest.mark.parametrize("call", PUBLIC_CALLS, ids=str)
+def test_each_public_call_checks_each_input_once(call, validator_calls):
+    PUBLIC_CALLS[call]()
+    assert validator_calls, "no validator ran: the counting does not see the calls (a test that cannot fail)"
+    assert not once_problems(validator_calls), f"{call}: {once_problems(validator_calls)}"
+
+
+def test_the_once_rule_flags_a_repeated_check():
+    assert once_problems([("check_mask", None), ("check_mask", None)])
+    assert once_problems([("check_rows_alive", None), ("check_softmax_input", None)])
+    assert once_problems([("check_positive_int", "n_heads")] * 4)
+    assert not once_problems([("as_real_array", "Q"), ("as_real_array", "K"), ("check_mask", None)])

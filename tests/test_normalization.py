@@ -3,20 +3,21 @@
 import numpy as np
 import pytest
 
-from helpers import softmax
-from helpers.lessons.normalization import convex_hull_2d, in_convex_hull_2d, is_row_stochastic
+from helpers import is_distribution, softmax
+from helpers.lessons.normalization import convex_hull_2d, in_convex_hull_2d
 
 
-def test_row_stochastic_catches_the_wrong_axis():
+def test_the_row_check_catches_the_wrong_axis():
     S = np.array([[2.0, 0.0, -1.0], [0.5, 0.5, 3.0], [1.0, -2.0, 0.0]])
-    assert is_row_stochastic(softmax(S, axis=-1))
-    assert not is_row_stochastic(softmax(S, axis=0))
-    assert is_row_stochastic(np.eye(4)) and is_row_stochastic([[0.25, 0.75]])
-    assert not is_row_stochastic([[1.5, -0.5]])  # sums to 1 but negative
+    assert is_distribution(softmax(S, axis=-1))
+    assert not is_distribution(softmax(S, axis=0))
+    assert is_distribution(np.eye(4)) and is_distribution([[0.25, 0.75]])
+    assert not is_distribution([[1.5, -0.5]])  # sums to 1 but negative
     batch = softmax(np.random.default_rng(0).normal(size=(2, 3, 4)))
-    assert is_row_stochastic(batch)
+    assert is_distribution(batch)
+    assert is_distribution([0.5, 0.5])  # one row is a distribution too (2.1 checks single rows)
     with pytest.raises(ValueError):
-        is_row_stochastic([0.5, 0.5])  # 1-D: not a matrix
+        is_distribution(0.5)  # 0-D: no row at all
 
 
 def test_hull_of_a_square_with_inner_points():

@@ -1,8 +1,9 @@
-"""Input checking shared by every helper.
+"""The checks of the formula's inputs: every check of helpers.core, one call per public function.
 
-Every public helper turns its array arguments into numpy arrays through these
-functions, so a learner who passes the wrong thing gets one kind of message:
-it names the argument, the shape it expected and the shape it got.
+Q, K, V (:func:`check_qkv`), the mask (:func:`check_mask`), the scale, the flags and the block
+sizes are checked once, on entry, by :func:`check_attention_inputs`; after the product, the
+scores once (:func:`check_scores_finite`) and, after masking, the rows once
+(:func:`check_rows_alive`). Messages name the argument and the shapes received.
 """
 
 from __future__ import annotations
@@ -12,19 +13,10 @@ import numbers
 
 import numpy as np
 
+from .._validate import as_real_array, check_distribution_rows, check_flag, check_positive_int, check_real, \
+    check_same_leading, describe
+
 __all__ = [
-    "as_real_array",
-    "check_finite",
-    "describe",
-    "check_same_leading",
-    "check_real",
-    "check_positive_int",
-    "check_flag",
-    "check_softmax_input",
-    "check_distribution_rows",
-    "check_bool_array",
-    "check_int_in_range",
-    "check_float_dtype",
     "check_qk",
     "check_qkv",
     "check_scale",
@@ -32,188 +24,14 @@ __all__ = [
     "check_attention_inputs",
     "check_scores_finite",
     "check_rows_alive",
+    "check_softmax_input",
+    "check_softmax_output",
+    "check_probabilities",
+    "check_projections",
+    "check_additive_inputs",
+    "check_head_split",
+    "check_head_widths",
 ]
-
-
-def describe(x: np.ndarray) -> str:
-    """Return a short ``shape (..), dtype ..`` description of an array."""
-    return f"shape {tuple(x.shape)}, dtype {x.dtype}"
-
-
-def as_real_array(
-    name: str,
-    x,
-    *,
-    ndim: int | None = None,
-    min_ndim: int | None = None,
-    expected: str = "",
-    allow_nonfinite: bool = False,
-) -> np.ndarray:
-    """Convert ``x`` to a real floating numpy array, or raise a clear error.
-
-    Parameters
-    ----------
-    name : str
-        The argument's name as the learner wrote it (``"Q"``, ``"W_K"``).
-    x : array_like
-        The value passed in.
-    ndim, min_ndim : int, optional
-        Exact or minimum number of dimensions required.
-    expected : str
-        The expected shape in words, e.g. ``"(..., T_q, d_k)"``; used in messages.
-    allow_nonfinite : bool
-        If False (default), NaN and +/-inf are rejected with a ``ValueError``.
-
-    Returns
-    -------
-    numpy.ndarray
-        float32/float64/float16 input keeps its dtype; integer input becomes float64.
-
-    Raises
-    ------
-    TypeError
-        If ``x`` is not numeric (strings, objects, booleans, complex numbers).
-    ValueError
-        If the number of dimensions is wrong or (by default) ``x`` holds NaN or inf.
-    """
-    try:
-        arr = np.asarray(x)
-    except (ValueError, TypeError) as exc:  # ragged nested lists, for example
-        raise TypeError(f"{name} must be a numeric array {expected}; could not convert it ({exc}).") from None
-    want = f" of shape {expected}" if expected else ""
-    if arr.dtype == np.bool_:
-        raise TypeError(
-            f"{name} must be a real-valued numeric array{want}, got a boolean array ({describe(arr)}). "
-            "Did you pass a mask where a matrix belongs?"
-        )
-    if np.issubdtype(arr.dtype, np.integer):
-        arr = arr.astype(np.float64)
-    elif np.issubdtype(arr.dtype, np.complexfloating):
-        raise TypeError(f"{name} must be real-valued{want}, got a complex array ({describe(arr)}).")
-    elif not np.issubdtype(arr.dtype, np.floating):
-        raise TypeError(
-            f"{name} must be a numeric array{want}, got dtype {arr.dtype!s} "
-            f"(type {type(x).__name__}, {describe(arr)})."
-        )
-    if ndim is not None and arr.ndim != ndim:
-        raise ValueError(f"{name} must be {ndim}-D{want}; got {arr.ndim}-D ({describe(arr)}).")
-    if min_ndim is not None and arr.ndim < min_ndim:
-        raise ValueError(
-            f"{name} must have at least {min_ndim} dimensions{want}; got {arr.ndim}-D ({describe(arr)})."
-        )
-    if not allow_nonfinite:
-        check_finite(name, arr)
-    return arr
-
-
-def check_finite(name: str, arr: np.ndarray) -> None:
-    """Raise ``ValueError`` naming ``name`` if ``arr`` holds NaN or inf."""
-    if arr.size and not np.all(np.isfinite(arr)):
-        n_nan = int(np.isnan(arr).sum())
-        n_inf = int(np.isinf(arr).sum())
-        first = tuple(int(i) for i in np.argwhere(~np.isfinite(arr))[0])
-        raise ValueError(
-            f"{name} contains {n_nan} NaN and {n_inf} inf value(s) ({describe(arr)}); "
-            f"the first is at index {first}. Attention needs finite inputs."
-        )
-
-
-def check_same_leading(names: tuple[str, ...], arrays: tuple[np.ndarray, ...], keep: int) -> tuple[int, ...]:
-    """Check that arrays share their leading (batch) dimensions.
-
-    The last ``keep`` dimensions of each array are its own; everything before
-    them must be identical. Nothing is broadcast.
-
-    Returns
-    -------
-    tuple of int
-        The common leading shape.
-    """
-    leads = [a.shape[:-keep] for a in arrays]
-    if any(lead != leads[0] for lead in leads[1:]):
-        got = ", ".join(f"{n} {tuple(a.shape)}" for n, a in zip(names, arrays))
-        raise ValueError(
-            f"leading (batch) dimensions must match exactly and are never broadcast; got {got}."
-        )
-    return leads[0]
-
-
-def check_positive_int(name: str, value) -> int:
-    """Return ``value`` as int if it is a positive integer, else raise."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"{name} must be a positive integer, got {value!r} (type {type(value).__name__}).")
-    if value < 1:
-        raise ValueError(f"{name} must be a positive integer, got {value}.")
-    return int(value)
-
-
-def check_real(name: str, value, *, low: float = 0.0, strict: bool = False, note: str = "") -> float:
-    """Return ``value`` as a Python float if it is a finite real number above ``low``.
-
-    Parameters
-    ----------
-    name : str
-        The argument's name, used in the message.
-    value : real number
-        Booleans are rejected (``True`` is an int in Python, never a meaningful scale).
-    low : float
-        Lower bound; ``value >= low`` is required, or ``value > low`` if ``strict``.
-    note : str
-        Extra words appended to the ValueError message (e.g. what the default is).
-
-    Returns
-    -------
-    float
-        A plain Python float: a "weak" scalar in numpy 2, so multiplying a float32 array
-        by it keeps float32.
-    """
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{name} must be a real number; got {value!r} (type {type(value).__name__}).")
-    v = float(value)
-    if not math.isfinite(v) or (v <= low if strict else v < low):
-        raise ValueError(f"{name} must be finite and {'>' if strict else '>='} {low:g}{note}; got {v}.")
-    return v
-
-
-def check_flag(name: str, value) -> bool:
-    """Return ``value`` as a Python bool if it is ``True``/``False`` (or a numpy bool), else raise.
-
-    ``causal="yes"`` or ``causal=1`` would silently mean True; a flag must be a bool.
-    """
-    if not isinstance(value, (bool, np.bool_)):
-        raise TypeError(f"{name} must be True or False; got {value!r} (type {type(value).__name__}).")
-    return bool(value)
-
-
-def check_bool_array(name: str, x) -> np.ndarray:
-    """Return ``x`` as a numpy array if its dtype is bool (a boolean mask), else raise ``TypeError``."""
-    arr = np.asarray(x)
-    if arr.dtype != np.bool_:
-        raise TypeError(f"{name} must be a boolean array (True = may attend); got {describe(arr)}.")
-    return arr
-
-
-def check_int_in_range(name: str, value, low: int, high: int, *, note: str = "") -> int:
-    """Return ``value`` as int if it is an integer with ``low <= value <= high``, else raise."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"{name} must be an integer {low}..{high}{note}; got {value!r} (type {type(value).__name__}).")
-    if not low <= value <= high:
-        raise ValueError(f"{name} must be an integer {low}..{high}{note}; got {value}.")
-    return int(value)
-
-
-def check_float_dtype(name: str, dtype) -> np.dtype:
-    """Return ``np.dtype(dtype)`` if it is a floating dtype (an additive mask holds -inf), else raise."""
-    try:
-        dt = np.dtype(dtype)
-    except TypeError:
-        raise TypeError(f"{name} must be a numpy floating dtype; got {dtype!r}.") from None
-    if not np.issubdtype(dt, np.floating):
-        raise TypeError(f"{name} must be a floating dtype (an additive mask holds -inf); got {dt}.")
-    return dt
-
-
-# --- attention inputs: shared by helpers.core.scores, helpers.core.attention and helpers.core.blockwise -----------
 
 
 def check_qk(Q, K) -> tuple[np.ndarray, np.ndarray]:
@@ -349,21 +167,6 @@ def check_rows_alive(dead: np.ndarray) -> None:
     )
 
 
-def check_distribution_rows(name: str, arr: np.ndarray, *, tol: float = 1e-6, hint: str = "") -> np.ndarray:
-    """Raise ``ValueError`` unless every row (last axis) of ``arr`` is non-negative and sums to 1 within ``tol``.
-
-    The shape of a softmax output or an attention matrix; ``hint`` is appended to the message
-    (e.g. "Pass softmax(scores), not the scores.").
-    """
-    if (arr < 0).any() or not np.allclose(arr.sum(axis=-1), 1.0, rtol=tol, atol=tol):
-        sums = np.round(arr.sum(axis=-1), 6).ravel()[:4].tolist()
-        raise ValueError(
-            f"{name} must be weights (non-negative, each row summing to 1); got {describe(arr)} "
-            f"with row sums {sums}{'...' if arr[..., 0].size > 4 else ''}. {hint}".rstrip()
-        )
-    return arr
-
-
 def check_softmax_input(x, axis: int) -> np.ndarray:
     """Validate the scores ``x`` of a softmax along ``axis``; return them as a float array.
 
@@ -388,3 +191,88 @@ def check_softmax_input(x, axis: int) -> np.ndarray:
             "all keys are masked, so there is nothing to normalise."
         )
     return arr
+
+
+def check_softmax_output(p) -> np.ndarray:
+    """Validate ``p`` (..., n), a softmax output: non-empty last axis, non-negative rows summing to 1."""
+    arr = as_real_array("p", p, min_ndim=1, expected="(..., n)")
+    if arr.shape[-1] == 0:
+        raise ValueError(f"p must have at least one entry along its last axis; got {describe(arr)}.")
+    return check_distribution_rows("p", arr, tol=1e-3 if arr.dtype == np.float16 else 1e-6,
+                                   hint="Pass softmax(scores), not the scores.")
+
+
+def check_probabilities(p) -> np.ndarray:
+    """Validate ``p`` (..., n) as non-negative probabilities (for the entropy)."""
+    arr = as_real_array("p", p, min_ndim=1, expected="(..., n)")
+    if (arr < 0).any():
+        raise ValueError(f"p must be non-negative probabilities; got a negative entry ({describe(arr)}).")
+    return arr
+
+
+def check_projections(X, W_Q, W_K, W_V):
+    """Validate X (..., T, d_model) and W_Q, W_K (d_model, d_k), W_V (d_model, d_v); return them as arrays."""
+    X = as_real_array("X", X, min_ndim=2, expected="(..., T, d_model)")
+    W = {}
+    for name, w in (("W_Q", W_Q), ("W_K", W_K), ("W_V", W_V)):
+        W[name] = as_real_array(name, w, ndim=2, expected="(d_model, d_out)")
+        if W[name].shape[0] != X.shape[-1]:
+            raise ValueError(
+                f"{name} must have d_model={X.shape[-1]} rows to multiply X ({describe(X)}); "
+                f"got {name} with {describe(W[name])}."
+            )
+    if W["W_Q"].shape[1] != W["W_K"].shape[1]:
+        raise ValueError(
+            f"W_Q and W_K must have the same number of columns d_k (scores are q . k); "
+            f"got W_Q {tuple(W['W_Q'].shape)} and W_K {tuple(W['W_K'].shape)}."
+        )
+    return X, W["W_Q"], W["W_K"], W["W_V"]
+
+
+def check_additive_inputs(Q, K, W_q, W_k, w):
+    """Validate the inputs of additive (Bahdanau) scores; return them as arrays."""
+    Q = as_real_array("Q", Q, min_ndim=2, expected="(..., T_q, d_q)")
+    K = as_real_array("K", K, min_ndim=2, expected="(..., T_k, d_k)")
+    check_same_leading(("Q", "K"), (Q, K), keep=2)
+    W_q = as_real_array("W_q", W_q, ndim=2, expected="(d_q, d_h)")
+    W_k = as_real_array("W_k", W_k, ndim=2, expected="(d_k, d_h)")
+    w = as_real_array("w", w, ndim=1, expected="(d_h,)")
+    if W_q.shape[0] != Q.shape[-1]:
+        raise ValueError(f"W_q must have d_q={Q.shape[-1]} rows to match Q ({describe(Q)}); got W_q {tuple(W_q.shape)}.")
+    if W_k.shape[0] != K.shape[-1]:
+        raise ValueError(f"W_k must have d_k={K.shape[-1]} rows to match K ({describe(K)}); got W_k {tuple(W_k.shape)}.")
+    if not W_q.shape[1] == W_k.shape[1] == w.shape[0]:
+        raise ValueError(
+            f"W_q, W_k and w must share the hidden width d_h; got W_q {tuple(W_q.shape)}, "
+            f"W_k {tuple(W_k.shape)}, w {tuple(w.shape)}."
+        )
+    return Q, K, W_q, W_k, w
+
+
+def check_head_split(Y, n_heads) -> tuple[np.ndarray, int]:
+    """Validate ``Y`` (..., T, h*d_head) and ``n_heads`` (which must divide the last axis)."""
+    h = check_positive_int("n_heads", n_heads)
+    Y = as_real_array("Y", Y, min_ndim=2, expected="(..., T, h*d_head)")
+    if Y.shape[-1] % h:
+        raise ValueError(
+            f"the last axis of Y ({Y.shape[-1]}) must be divisible by n_heads={h} so every head gets "
+            f"d_head = width / n_heads columns; got Y with {describe(Y)}."
+        )
+    return Y, h
+
+
+def check_head_widths(Q: np.ndarray, V: np.ndarray, W_O, h: int) -> np.ndarray:
+    """Check that ``h`` heads divide the projected widths of Q and V and that W_O fits; return W_O."""
+    for name, width in (("W_Q/W_K", Q.shape[-1]), ("W_V", V.shape[-1])):
+        if width % h:
+            raise ValueError(
+                f"{name} has {width} columns, which n_heads={h} does not divide; each head needs an equal "
+                f"slice (d_head = columns / n_heads)."
+            )
+    W_O = as_real_array("W_O", W_O, ndim=2, expected="(h*d_v, d_out)")
+    if W_O.shape[0] != V.shape[-1]:
+        raise ValueError(
+            f"W_O must have h*d_v = {V.shape[-1]} rows (the width of the concatenated heads, from W_V); "
+            f"got W_O with {describe(W_O)}."
+        )
+    return W_O

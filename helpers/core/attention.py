@@ -6,7 +6,7 @@
     return A @ V                   # output: row i is sum_j A[i, j] v_j
 
 :func:`scaled_dot_product_attention` below is these four lines, plus one call that checks
-the inputs (:func:`helpers.core._validate.check_attention_inputs`). ``block_size=...`` computes
+the inputs once (:func:`helpers.core._validate.check_attention_inputs`). ``block_size=...`` computes
 the same formula one tile at a time (:mod:`helpers.core.blockwise`, the FlashAttention idea),
 which never forms the T x T weights.
 """
@@ -20,7 +20,7 @@ import numpy as np
 from ._validate import check_attention_inputs, check_mask, check_rows_alive, check_scores_finite
 from .blockwise import blockwise_attention
 from .projections import project_qkv
-from .softmax import softmax
+from .softmax import softmax_of_checked
 
 __all__ = ["AttentionResult", "scaled_dot_product_attention", "self_attention", "apply_mask"]
 
@@ -62,7 +62,7 @@ def scaled_dot_product_attention(Q, K, V, mask=None, scale=None, *, causal=False
         NaN/inf, a bad mask, a non-bool flag, scores that overflow (naming Q, K and the
         scale), or a query whose every key is masked (instead of returning NaN).
     """
-    if block_size is not None:  # the same formula, one tile at a time
+    if block_size is not None:  # the same formula, one tile at a time (it checks the inputs the same way)
         return AttentionResult(blockwise_attention(Q, K, V, mask, scale, block_size, causal=causal), None)
     Q, K, V, mask, scale, causal = check_attention_inputs(Q, K, V, mask, scale, causal=causal)
 
@@ -70,10 +70,12 @@ def scaled_dot_product_attention(Q, K, V, mask=None, scale=None, *, causal=False
         S = Q @ np.swapaxes(K, -1, -2) * scale  # Q K^T / sqrt(d_k): shape (..., T_q, T_k)
     check_scores_finite(S, Q, K, scale)
     if causal:
-        S = apply_mask(S, np.tri(S.shape[-2], S.shape[-1], dtype=bool))  # query i sees keys 0..i
+        S = _mask_scores(S, np.tri(S.shape[-2], S.shape[-1], dtype=bool))  # query i sees keys 0..i
     if mask is not None:
-        S = apply_mask(S, mask)
-    A = softmax(S, axis=-1)
+        S = _mask_scores(S, mask)
+    if causal or mask is not None:
+        check_rows_alive(np.isneginf(S).all(axis=-1))  # once, after every mask: no row may be all -inf
+    A = softmax_of_checked(S, axis=-1)  # the scores are checked: softmax need not check them again
     return AttentionResult(A @ V, A)
 
 
@@ -140,11 +142,14 @@ def apply_mask(scores: np.ndarray, mask) -> np.ndarray:
         float mask would be *added*), or one that masks every key of some query (the
         weights of that row would be 0/0 = NaN).
     """
-    m = check_mask(mask, scores.shape)
-    if m.dtype == np.bool_:
-        masked = np.where(m, scores, -np.inf).astype(scores.dtype, copy=False)
-    else:
-        with np.errstate(over="ignore"):  # -1e300 in float32 is -inf: still "removed"
-            masked = scores + m.astype(scores.dtype, copy=False)
+    masked = _mask_scores(scores, check_mask(mask, scores.shape))
     check_rows_alive(np.isneginf(masked).all(axis=-1))
     return masked
+
+
+def _mask_scores(scores: np.ndarray, m: np.ndarray) -> np.ndarray:
+    """``scores`` with a checked boolean (True = keep) or additive mask ``m`` applied."""
+    if m.dtype == np.bool_:
+        return np.where(m, scores, -np.inf).astype(scores.dtype, copy=False)
+    with np.errstate(over="ignore"):  # -1e300 in float32 is -inf: still "removed"
+        return scores + m.astype(scores.dtype, copy=False)

@@ -14,7 +14,7 @@ blocks (the "online softmax" of Milakov & Gimelshein 2018, used by FlashAttentio
 
 When a new key block raises the shift from ``c`` to ``c'``, the old ``l`` and ``acc``
 are multiplied by ``exp(c - c')`` so every term is again relative to ``c'``. At the
-end ``output = acc / l``, and ``c + log(l)`` is the log-sum-exp of the row.
+end ``output = acc / l``.
 
 Because softmax does not change when a constant is subtracted from a row, the shift
 need not be the exact maximum: it only has to keep ``exp`` away from overflow and
@@ -30,59 +30,17 @@ is the whole point. Use :func:`helpers.scaled_dot_product_attention` to look at 
 
 from __future__ import annotations
 
-import contextlib
 import math
-import os
-from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
-from ._validate import check_attention_inputs, check_flag, check_positive_int, check_rows_alive, check_scores_finite
+from .._validate import check_positive_int
+from ._validate import check_attention_inputs, check_rows_alive, check_scores_finite
 
 __all__ = ["blockwise_attention"]
 
 # How far (in units of the scaled score) the shift may lag the running maximum.
 _HEADROOM = 20.0
-
-# Below this many scores (all batch elements together) one thread is faster: handing
-# tiles to worker threads costs ~0.1-0.2 ms, a 1024 x 1024 problem takes ~1.5 ms.
-_PARALLEL_MIN_SCORES = 2 * 1024 * 1024
-
-
-def _threadpoolctl():
-    """The threadpoolctl module if installed (it pins BLAS to one thread while our threads run), else None."""
-    try:
-        import threadpoolctl
-    except ImportError:  # pragma: no cover - exercised only without threadpoolctl
-        return None
-    return threadpoolctl
-
-
-def _workers(workers, n_scores: int) -> int:
-    if workers is None:
-        if n_scores < _PARALLEL_MIN_SCORES or _threadpoolctl() is None:
-            return 1
-        return os.cpu_count() or 1
-    return check_positive_int("workers", workers)
-
-
-@contextlib.contextmanager
-def _pool(n: int):
-    """Yield ``run(fn, items)`` that calls ``fn`` on every item, on ``n`` threads.
-
-    numpy releases the GIL inside matmul, exp and reductions, so query blocks run in
-    parallel. The threads live for this call only (no module-global pool). While they
-    run, BLAS is limited to one thread each (if threadpoolctl is installed) so the two
-    levels of threading do not fight.
-    """
-    if n <= 1:
-        yield lambda fn, items: [fn(i) for i in items]
-        return
-    tpc = _threadpoolctl()
-    limit = tpc.threadpool_limits(limits=1, user_api="blas") if tpc is not None else contextlib.nullcontext()
-    with limit, ThreadPoolExecutor(max_workers=n, thread_name_prefix="blockwise") as ex:
-        yield lambda fn, items: list(ex.map(fn, items))
-
 
 def blockwise_attention(
     Q,
@@ -94,9 +52,7 @@ def blockwise_attention(
     *,
     query_block: int = 256,
     causal: bool = False,
-    return_lse: bool = False,
-    workers: int | None = None,
-):
+) -> np.ndarray:
     """softmax(Q K^T * scale + mask) V, one (query block x key block) tile at a time.
 
     Exactly the output of :func:`helpers.scaled_dot_product_attention` (to rounding),
@@ -127,24 +83,12 @@ def blockwise_attention(
         ``is_causal``). Key blocks entirely above the diagonal are skipped, so the
         causal case does about half the work. May be combined with ``mask``
         (a key must be allowed by both).
-    return_lse : bool
-        Also return the log-sum-exp of every row of the (scaled, masked) scores.
-    workers : int, optional
-        Threads that process query blocks in parallel (numpy releases the GIL in
-        matmul and exp). Default: all CPU cores if ``threadpoolctl`` is installed
-        and there are at least 2**21 scores (T = 1448 squared), else 1. With more than one worker, numpy's BLAS is limited to one thread for
-        the duration of the call (via threadpoolctl), the way PyTorch splits its CPU
-        attention over query blocks; every query block is computed the same way
-        whatever ``workers`` is.
 
     Returns
     -------
     output : numpy.ndarray, shape (..., T_q, d_v)
         float32 in gives float32 out, float64 gives float64, integers give float64;
         float16 is computed and returned in float32 (as the plain path does).
-    lse : numpy.ndarray, shape (..., T_q)
-        Only if ``return_lse``: ``log(sum_j exp(scale * q_i . k_j + mask_ij))``, so that
-        the weights, if ever needed, are ``exp(scores - lse[..., None])``.
 
     Raises
     ------
@@ -158,7 +102,7 @@ def blockwise_attention(
     The weights matrix (..., T_q, T_k) is never formed, so it cannot be returned.
     Memory: a copy of ``Q * scale`` and of ``V`` with a column of ones appended
     (the ones column makes the second matrix product also produce the row sums
-    ``l``), the output, and per worker thread one tile of ``query_block x block_size``
+    ``l``), the output, and one tile of ``query_block x block_size``
     scores (plus its boolean causal mask on diagonal tiles). At T = 16384, d_k = 64
     that is about 15 MiB, where the plain path peaks at 3 GiB (three T x T float32
     arrays alive at once inside the score and softmax steps).
@@ -166,7 +110,6 @@ def blockwise_attention(
     Q, K, V, m, s, causal = check_attention_inputs(Q, K, V, mask, scale, causal=causal)
     bk = check_positive_int("block_size", block_size)
     bq = check_positive_int("query_block", query_block)
-    return_lse = check_flag("return_lse", return_lse)
     tq, tk, dv = Q.shape[-2], K.shape[-2], V.shape[-1]
     lead = Q.shape[:-2]
 
@@ -187,38 +130,23 @@ def blockwise_attention(
         headroom = 0.0
 
     out = np.empty(lead + (tq, dv), dtype=work)
-    lse = np.empty(lead + (tq,), dtype=work) if return_lse else None
     dead = np.zeros(lead + (tq,), dtype=bool)
     m_full = None if m is None else np.broadcast_to(m, lead + (tq, tk))
-    # Causal query blocks near the end see the most keys: hand those out first.
-    starts = list(range(0, tq, bq))[::-1] if causal else list(range(0, tq, bq))
-    n_workers = min(_workers(workers, math.prod(lead) * tq * tk), len(starts))
-    with _pool(n_workers) as pool:
-        for idx in np.ndindex(*lead):
-            with np.errstate(over="ignore"):  # an overflow shows up in the tiles, reported by ``overflow``
-                q = Q[idx].astype(work, copy=False) * s  # scale folded into Q once: a Python float keeps float32
-            k = K[idx].astype(work, copy=False)
-            vx = np.empty((tk, dv + 1), dtype=work)
-            vx[:, :dv] = V[idx]
-            vx[:, dv] = 1.0
-            mk = None if m_full is None else m_full[idx]
-            o_b, d_b, l_b = out[idx], dead[idx], None if lse is None else lse[idx]
-
-            def task(q0, q=q, k=k, vx=vx, mk=mk, o_b=o_b, d_b=d_b, l_b=l_b):
-                q1 = min(q0 + bq, tq)
-                o, c, alive = _query_block(q[q0:q1], k, vx, mk, q0, bk, causal, headroom,
-                                            overflow if check_tiles else None)
-                o_b[q0:q1] = o  # every task writes its own rows: no locking needed
-                d_b[q0:q1] = ~alive
-                if l_b is not None:
-                    l_b[q0:q1] = c
-
-            pool(task, starts)
+    for idx in np.ndindex(*lead):
+        with np.errstate(over="ignore"):  # an overflow shows up in the tiles, reported by ``overflow``
+            q = Q[idx].astype(work, copy=False) * s  # scale folded into Q once: a Python float keeps float32
+        k = K[idx].astype(work, copy=False)
+        vx = np.empty((tk, dv + 1), dtype=work)  # V with a column of ones: the same product sums l
+        vx[:, :dv] = V[idx]
+        vx[:, dv] = 1.0
+        mk = None if m_full is None else m_full[idx]
+        for q0 in range(0, tq, bq):
+            q1 = min(q0 + bq, tq)
+            out[idx][q0:q1], alive = _query_block(q[q0:q1], k, vx, mk, q0, bk, causal, headroom,
+                                                  overflow if check_tiles else None)
+            dead[idx][q0:q1] = ~alive
     check_rows_alive(dead)
-    out = out.astype(out_dtype, copy=False)
-    if return_lse:
-        return out, lse.astype(out_dtype, copy=False)
-    return out
+    return out.astype(out_dtype, copy=False)
 
 
 def _max_row_norm(X: np.ndarray) -> float:
@@ -228,7 +156,7 @@ def _max_row_norm(X: np.ndarray) -> float:
 
 
 def _query_block(q, k, vx, mk, q0, bk, causal, headroom, overflow=None):
-    """One block of queries against all (allowed) key blocks; returns (output, lse, alive).
+    """One block of queries against all (allowed) key blocks; returns (output, alive).
 
     ``overflow(tile)``, if given, is called on every tile of raw scores and raises if
     one of them is inf or NaN (the scores overflowed).
@@ -284,5 +212,4 @@ def _query_block_tiles(q, k, vx, mk, q0, bk, causal, headroom, overflow):
     l = acc[:, -1]
     with np.errstate(divide="ignore", invalid="ignore"):  # dead rows (l = 0) are reported by the caller
         out = acc[:, :-1] / l[:, None]
-        lse = c + np.log(l)
-    return out, lse, alive
+    return out, alive

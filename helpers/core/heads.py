@@ -19,7 +19,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._validate import as_real_array, check_positive_int, describe
+from .._validate import as_real_array, check_positive_int
+from ._validate import check_head_split, check_head_widths
 from .attention import AttentionResult, scaled_dot_product_attention
 from .projections import project_qkv
 
@@ -49,15 +50,8 @@ def split_heads(Y, n_heads: int) -> np.ndarray:
     ValueError
         If ``Y`` is not at least 2-D, or its last axis is not divisible by ``n_heads``.
     """
-    h = check_positive_int("n_heads", n_heads)
-    Y = as_real_array("Y", Y, min_ndim=2, expected="(..., T, h*d_head)")
-    width = Y.shape[-1]
-    if width % h:
-        raise ValueError(
-            f"the last axis of Y ({width}) must be divisible by n_heads={h} so every head gets "
-            f"d_head = width / n_heads columns; got Y with {describe(Y)}."
-        )
-    return np.swapaxes(Y.reshape(*Y.shape[:-1], h, width // h), -3, -2)
+    Y, h = check_head_split(Y, n_heads)
+    return _split(Y, h)
 
 
 def merge_heads(Z) -> np.ndarray:
@@ -77,9 +71,7 @@ def merge_heads(Z) -> np.ndarray:
     ValueError
         If ``Z`` has fewer than 3 dimensions.
     """
-    Z = as_real_array("Z", Z, min_ndim=3, expected="(..., h, T, d_head)")
-    h, T, d_head = Z.shape[-3:]
-    return np.swapaxes(Z, -3, -2).reshape(*Z.shape[:-3], T, h * d_head)
+    return _merge(as_real_array("Z", Z, min_ndim=3, expected="(..., h, T, d_head)"))
 
 
 def multi_head_self_attention(X, W_Q, W_K, W_V, W_O, n_heads: int, *, causal: bool = False) -> AttentionResult:
@@ -113,18 +105,18 @@ def multi_head_self_attention(X, W_Q, W_K, W_V, W_O, n_heads: int, *, causal: bo
         ``W_O`` whose row count is not h * d_v.
     """
     h = check_positive_int("n_heads", n_heads)
-    Q, K, V = project_qkv(X, W_Q, W_K, W_V)
-    for name, width in (("W_Q/W_K", Q.shape[-1]), ("W_V", V.shape[-1])):
-        if width % h:
-            raise ValueError(
-                f"{name} has {width} columns, which n_heads={h} does not divide; each head needs an equal "
-                f"slice (d_head = columns / n_heads)."
-            )
-    W_O = as_real_array("W_O", W_O, ndim=2, expected="(h*d_v, d_out)")
-    if W_O.shape[0] != V.shape[-1]:
-        raise ValueError(
-            f"W_O must have h*d_v = {V.shape[-1]} rows (the width of the concatenated heads, from W_V); "
-            f"got W_O with {describe(W_O)}."
-        )
-    res = scaled_dot_product_attention(split_heads(Q, h), split_heads(K, h), split_heads(V, h), causal=causal)
-    return AttentionResult(merge_heads(res.output) @ W_O, res.weights)
+    Q, K, V = project_qkv(X, W_Q, W_K, W_V)  # checks X and the projections once
+    W_O = check_head_widths(Q, V, W_O, h)
+    res = scaled_dot_product_attention(_split(Q, h), _split(K, h), _split(V, h), causal=causal)
+    return AttentionResult(_merge(res.output) @ W_O, res.weights)
+
+
+def _split(Y: np.ndarray, h: int) -> np.ndarray:
+    """(..., T, h*d_head) -> (..., h, T, d_head), for a checked Y and h."""
+    return np.swapaxes(Y.reshape(*Y.shape[:-1], h, Y.shape[-1] // h), -3, -2)
+
+
+def _merge(Z: np.ndarray) -> np.ndarray:
+    """(..., h, T, d_head) -> (..., T, h*d_head)."""
+    h, T, d_head = Z.shape[-3:]
+    return np.swapaxes(Z, -3, -2).reshape(*Z.shape[:-3], T, h * d_head)

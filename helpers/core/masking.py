@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._validate import check_bool_array, check_flag, check_float_dtype, check_positive_int
+from .._validate import check_bool_array, check_flag, check_float_dtype, check_positive_int
 
 __all__ = ["causal_mask", "additive_from_boolean"]
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._validate import as_real_array, describe
+from ._validate import check_projections
 
 __all__ = ["project_qkv"]
 
@@ -41,18 +41,5 @@ def project_qkv(X, W_Q, W_K, W_V) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         If X is not at least 2-D, a weight is not 2-D, a weight's row count is not
         d_model, or W_Q and W_K disagree on d_k.
     """
-    X = as_real_array("X", X, min_ndim=2, expected="(..., T, d_model)")
-    W = {}
-    for name, w in (("W_Q", W_Q), ("W_K", W_K), ("W_V", W_V)):
-        W[name] = as_real_array(name, w, ndim=2, expected="(d_model, d_out)")
-        if W[name].shape[0] != X.shape[-1]:
-            raise ValueError(
-                f"{name} must have d_model={X.shape[-1]} rows to multiply X ({describe(X)}); "
-                f"got {name} with {describe(W[name])}."
-            )
-    if W["W_Q"].shape[1] != W["W_K"].shape[1]:
-        raise ValueError(
-            f"W_Q and W_K must have the same number of columns d_k (scores are q . k); "
-            f"got W_Q {tuple(W['W_Q'].shape)} and W_K {tuple(W['W_K'].shape)}."
-        )
-    return X @ W["W_Q"], X @ W["W_K"], X @ W["W_V"]
+    X, W_Q, W_K, W_V = check_projections(X, W_Q, W_K, W_V)
+    return X @ W_Q, X @ W_K, X @ W_V

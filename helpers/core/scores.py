@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._validate import as_real_array, check_qk, check_same_leading, describe
+from ._validate import check_additive_inputs, check_qk
 
 __all__ = ["dot_product_scores", "additive_attention_scores"]
 
@@ -58,20 +58,6 @@ def additive_attention_scores(Q, K, W_q, W_k, w) -> np.ndarray:
     costs 2*d_k. That, and the lack of a single matrix multiply, is why dot
     products won.
     """
-    Q = as_real_array("Q", Q, min_ndim=2, expected="(..., T_q, d_q)")
-    K = as_real_array("K", K, min_ndim=2, expected="(..., T_k, d_k)")
-    check_same_leading(("Q", "K"), (Q, K), keep=2)
-    W_q = as_real_array("W_q", W_q, ndim=2, expected="(d_q, d_h)")
-    W_k = as_real_array("W_k", W_k, ndim=2, expected="(d_k, d_h)")
-    w = as_real_array("w", w, ndim=1, expected="(d_h,)")
-    if W_q.shape[0] != Q.shape[-1]:
-        raise ValueError(f"W_q must have d_q={Q.shape[-1]} rows to match Q ({describe(Q)}); got W_q {tuple(W_q.shape)}.")
-    if W_k.shape[0] != K.shape[-1]:
-        raise ValueError(f"W_k must have d_k={K.shape[-1]} rows to match K ({describe(K)}); got W_k {tuple(W_k.shape)}.")
-    if not W_q.shape[1] == W_k.shape[1] == w.shape[0]:
-        raise ValueError(
-            f"W_q, W_k and w must share the hidden width d_h; got W_q {tuple(W_q.shape)}, "
-            f"W_k {tuple(W_k.shape)}, w {tuple(w.shape)}."
-        )
+    Q, K, W_q, W_k, w = check_additive_inputs(Q, K, W_q, W_k, w)
     hidden = np.tanh((Q @ W_q)[..., :, None, :] + (K @ W_k)[..., None, :, :])
     return hidden @ w

@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._validate import as_real_array, check_distribution_rows, check_softmax_input, describe
+from .._validate import as_real_array
+from ._validate import check_probabilities, check_softmax_input, check_softmax_output
 
-__all__ = ["softmax", "softmax_jacobian", "entropy", "is_distribution"]
+__all__ = ["softmax", "softmax_jacobian", "entropy", "is_distribution", "softmax_of_checked"]
 
 
 def softmax(x, axis: int = -1) -> np.ndarray:
@@ -44,7 +45,22 @@ def softmax(x, axis: int = -1) -> np.ndarray:
         If ``x`` holds NaN or ``+inf``, is 0-d, ``axis`` is out of range, the axis
         has length 0, or a whole slice along ``axis`` is ``-inf`` (nothing to normalise).
     """
-    x = check_softmax_input(x, axis)
+    return softmax_of_checked(check_softmax_input(x, axis), axis)
+
+
+def softmax_of_checked(x: np.ndarray, axis: int = -1) -> np.ndarray:
+    """The softmax computation itself, for scores already checked (attention checks them once).
+
+    Parameters
+    ----------
+    x : numpy.ndarray, shape (..., n)
+        Real scores, ``-inf`` allowed; no NaN, no ``+inf``, no all ``-inf`` slice (not checked here).
+    axis : int
+
+    Returns
+    -------
+    numpy.ndarray, same shape and dtype as ``x``
+    """
     e = np.exp(x - np.max(x, axis=axis, keepdims=True))  # subtract each row's own max: exp(<= 0) <= 1
     return e / np.sum(e, axis=axis, keepdims=True)
 
@@ -69,11 +85,7 @@ def softmax_jacobian(p) -> np.ndarray:
         or rows not summing to 1 within 1e-6 relative tolerance) — a common slip is
         to pass the scores instead of the weights.
     """
-    arr = as_real_array("p", p, min_ndim=1, expected="(..., n)")
-    if arr.shape[-1] == 0:
-        raise ValueError(f"p must have at least one entry along its last axis; got {describe(arr)}.")
-    check_distribution_rows("p", arr, tol=1e-3 if arr.dtype == np.float16 else 1e-6,
-                            hint="Pass softmax(scores), not the scores.")
+    arr = check_softmax_output(p)
     n = arr.shape[-1]
     eye = np.eye(n, dtype=arr.dtype)
     return arr[..., :, None] * eye - arr[..., :, None] * arr[..., None, :]
@@ -95,9 +107,7 @@ def entropy(p, axis: int = -1) -> np.ndarray:
     numpy.ndarray, shape (...)
         One entropy per row.
     """
-    arr = as_real_array("p", p, min_ndim=1, expected="(..., n)")
-    if (arr < 0).any():
-        raise ValueError(f"p must be non-negative probabilities; got a negative entry ({describe(arr)}).")
+    arr = check_probabilities(p)
     safe = np.where(arr > 0, arr, 1)
     return -np.sum(np.where(arr > 0, arr * np.log(safe), 0), axis=axis)
 

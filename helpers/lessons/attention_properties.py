@@ -13,7 +13,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ..core._validate import as_real_array, describe
+from .._validate import as_real_array, describe
 from .gradcheck import numerical_gradient
 
 __all__ = ["permutation_matrix", "sensitivity_matrix", "toy_rnn"]

@@ -17,7 +17,7 @@ from typing import NamedTuple
 import numpy as np
 from matplotlib.patches import Rectangle
 
-from ..core._validate import as_real_array, check_distribution_rows, check_int_in_range, describe
+from .._validate import as_real_array, check_distribution_rows, check_int_in_range, describe
 from ..ui.plotting import attention_heatmap, token_labels
 
 __all__ = ["CausalView", "causal_view_state", "CausalViewPlot", "causal_widget"]

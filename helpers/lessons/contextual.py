@@ -19,15 +19,14 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from ..core._validate import as_real_array, describe
-from ..core.softmax import is_distribution  # re-exported: 2.1 introduces the idea
+from .._validate import as_real_array, describe
+from ..core.softmax import is_distribution
 
 __all__ = [
     "AXES",
     "toy_vocabulary",
     "tokenize",
     "static_embeddings",
-    "is_distribution",
     "contextual_mix",
 ]
 

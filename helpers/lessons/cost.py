@@ -30,7 +30,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..core._validate import check_positive_int, check_real
+from .._validate import check_positive_int, check_real
 
 __all__ = [
     "CONVENTIONS",

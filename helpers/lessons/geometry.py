@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core._validate import as_real_array, describe
+from .._validate import as_real_array, describe
 
 __all__ = ["cosine_similarity", "angle_between", "vector_at_angle"]
 

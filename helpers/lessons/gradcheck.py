@@ -15,7 +15,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ..core._validate import as_real_array, check_real, describe
+from .._validate import as_real_array, check_real, describe
 
 __all__ = ["numerical_gradient", "relative_error"]
 

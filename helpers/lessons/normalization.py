@@ -11,32 +11,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core._validate import as_real_array, describe
-from ..core.softmax import is_distribution
+from .._validate import as_real_array, describe
 
-__all__ = ["is_row_stochastic", "convex_hull_2d", "in_convex_hull_2d"]
-
-
-def is_row_stochastic(A, atol: float = 1e-6) -> bool:
-    """True iff every row of ``A`` is non-negative and sums to 1 (within ``atol``).
-
-    This is the assert that catches softmax taken along the wrong axis: for a
-    square score matrix the shapes are identical either way, only the row sums
-    tell the difference.
-
-    Parameters
-    ----------
-    A : array_like, shape (..., T_q, T_k)
-        Candidate attention weights (rows = queries).
-    atol : float
-        Tolerance on the row sums.
-
-    Returns
-    -------
-    bool
-    """
-    arr = as_real_array("A", A, min_ndim=2, expected="(..., T_q, T_k)")
-    return is_distribution(arr, atol=atol)
+__all__ = ["convex_hull_2d", "in_convex_hull_2d"]
 
 
 def _cross(o, a, b) -> float:

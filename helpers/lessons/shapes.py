@@ -20,7 +20,7 @@ from typing import NamedTuple
 import matplotlib.pyplot as plt
 import numpy as np
 
-from ..core._validate import as_real_array, check_flag, check_positive_int
+from .._validate import as_real_array, check_flag, check_positive_int
 from ..core.attention import scaled_dot_product_attention
 from ..core.projections import project_qkv
 from ..core.scores import dot_product_scores

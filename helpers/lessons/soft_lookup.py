@@ -18,7 +18,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..core._validate import as_real_array, check_real, describe
+from .._validate import as_real_array, check_real, describe
 from ..core.softmax import softmax, softmax_jacobian
 
 __all__ = ["LookupResult", "hard_lookup", "soft_lookup", "soft_lookup_jacobian", "ratio_weights"]

@@ -26,7 +26,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..core._validate import as_real_array
+from .._validate import as_real_array, check_positive_int
 from ..core.attention import scaled_dot_product_attention
 from ..core.heads import merge_heads, split_heads
 
@@ -72,6 +72,17 @@ class EncoderConfig:
             raise ValueError(f"hidden ({self.hidden}) must be divisible by n_heads ({self.n_heads}).")
         if not self.layer_norm_eps > 0:
             raise ValueError(f"layer_norm_eps must be > 0; got {self.layer_norm_eps!r}.")
+
+    def multiply_adds(self, T: int) -> int:
+        """Multiply-adds of the matrix products of one forward pass over ``T`` tokens.
+
+        Per layer: the Q, K, V and output projections (4 T d^2), the scores and the weighted
+        sum of every head (2 T^2 d in all) and the feed-forward block (2 T d d_ff).
+        Layer norms, GELU and softmax are O(T d) and left out.
+        """
+        T = check_positive_int("T", T)
+        d, d_ff = self.hidden, self.intermediate
+        return self.n_layers * (4 * T * d * d + 2 * T * T * d + 2 * T * d * d_ff)
 
     @property
     def head_dim(self) -> int:

@@ -26,7 +26,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..core._validate import as_real_array
+from .._validate import as_real_array
 from .encoder import EncoderConfig, EncoderOutput, encoder_forward, mean_pool_normalize
 from .cache import (CONFIG_SHA256, ENV_VAR, FETCH_COMMAND, MODEL_SHA256, PACKAGE, VERSION, VOCAB_SHA256,
                           WeightsMismatchError, WeightsMissingError, cache_dir, fetch, missing_message,

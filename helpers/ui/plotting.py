@@ -13,7 +13,7 @@ from collections.abc import Sequence
 import matplotlib.pyplot as plt
 import numpy as np
 
-from ..core._validate import as_real_array, describe
+from .._validate import as_real_array, describe
 
 __all__ = [
     "STYLE", "MIN_FONT_PT", "MAX_DISPLAY_PX", "DIVERGING_CMAP", "use_style", "displayed_text_sizes",

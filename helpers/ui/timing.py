@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterator
 
 import numpy as np
 
-from ..core._validate import check_positive_int
+from .._validate import check_positive_int
 
 __all__ = ["single_blas_thread", "best_time", "median_time", "peak_traced_mib"]
 

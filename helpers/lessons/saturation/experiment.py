@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ...core._validate import as_real_array, check_positive_int
+from ..._validate import as_real_array, check_positive_int
 from .view import (DEFAULT_T, SATURATED, bank_summary, check_d_k, check_seed, jacobian_norm,
                               score_bank)
 from ...core.softmax import entropy, softmax

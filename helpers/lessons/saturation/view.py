@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ...core._validate import check_positive_int
+from ..._validate import check_positive_int
 from ...core.softmax import entropy, softmax, softmax_jacobian
 
 __all__ = [
