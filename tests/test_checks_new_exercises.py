@@ -458,3 +458,13 @@ def test_numpy_only_refuses_a_helper_hidden_behind_a_learner_function(capsys):
 
     assert not check_batched_scores(batched)
     assert "只用 numpy" in capsys.readouterr().out
+
+
+def test_what_the_learners_code_prints_still_shows(capsys):
+    def noisy(C):
+        print("debug: C has", len(C), "rows")
+        return C @ C.T
+
+    assert not check_cosine_matrix(noisy)
+    out = capsys.readouterr().out
+    assert out.startswith("debug: C has") and "这是点积" in out

@@ -164,6 +164,9 @@ def run_diagnosed(
         else:
             result = run_check(name, recorded, cases, **kwargs)
     msg = result.message
+    learner_printed = buf.getvalue().replace(msg + "\n", "", 1)
+    if learner_printed:            # what the learner's own code printed (debugging output) still shows
+        print(learner_printed, end="")
     if numpy_only and calls:
         return _fail(name, len(cases), 0,
                      f"{FAIL} {name}：这个练习要求只用 numpy，而你的函数在运行时调用了 helpers 里的 "
