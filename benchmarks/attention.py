@@ -7,7 +7,7 @@ Paths, measured side by side (taking turns in blocks of calls; median and best c
 * ``plain``     ``helpers.scaled_dot_product_attention`` (builds the T x T matrix; the
                 causal case passes the boolean ``causal_mask``),
 * ``blockwise`` the same function with ``block_size=1024`` (online softmax, implemented in
-                ``helpers.blockwise``; ``causal=True``),
+                ``helpers.core.blockwise``; ``causal=True``),
 * ``torch``     ``torch.nn.functional.scaled_dot_product_attention`` on CPU with
                 (1, 1, T, d) tensors (``is_causal``), only when PyTorch is importable.
                 PyTorch is a benchmark-only tool, never a dependency.

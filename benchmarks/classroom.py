@@ -10,7 +10,7 @@ at its peak decides how many students one server takes.
 * **floor**: a fresh kernel (``python3`` kernelspec of this environment, started by
   nbclient as ``tools/run_notebooks.py`` does) that only runs what every notebook of the
   series imports: numpy, matplotlib's pyplot with the inline backend, ipywidgets and
-  ``helpers`` (with ``helpers.checks`` and ``helpers.plotting``). Its peak resident memory is
+  ``helpers`` (with ``helpers.checks`` and ``helpers.ui.plotting``). Its peak resident memory is
   the least a student's kernel can cost.
 * **each notebook**: the notebook runs top to bottom in its own fresh kernel; a probe cell
   appended in memory (the file is not changed) reads the kernel's own peak resident memory

@@ -1,7 +1,8 @@
 """What a learner sees and measures: figures, predictions, timings, the environment check.
 
     plotting.py      the projector-legible style, attention_heatmap, weights_bar
-    predict.py       predict-then-run questions (predict_choice, predict_number)
+    predict.py       predict-then-run questions (predict_choice, predict_number, prediction_key)
+    prediction_keys.py  the keys and explanations of every question, out of the notebooks' sight
     timing.py        single_blas_thread, best_time, median_time, peak_traced_mib (timing cells)
     environment.py   the environment report of 2.0
 """
