@@ -412,3 +412,33 @@ def test_the_once_rule_flags_a_repeated_check():
     assert once_problems([("check_rows_alive", None), ("check_softmax_input", None)])
     assert once_problems([("check_positive_int", "n_heads")] * 4)
     assert not once_problems([("as_real_array", "Q"), ("as_real_array", "K"), ("check_mask", None)])
+
+
+def undefined_names(trees) -> set[str]:
+    """Names a notebook reads but never binds (f-strings included): a helper renamed away, an alias removed."""
+    import builtins
+
+    bound, loads = set(dir(builtins)) | {"display", "get_ipython"}, set()
+    for tree in trees:
+        for n in ast.walk(tree):
+            if isinstance(n, ast.Name):
+                (bound if isinstance(n.ctx, (ast.Store, ast.Del)) else loads).add(n.id)
+            elif isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                bound.add(n.name)
+            elif isinstance(n, ast.arg):
+                bound.add(n.arg)
+            elif isinstance(n, ast.alias):
+                bound.add((n.asname or n.name).split(".")[0])
+            elif isinstance(n, ast.ExceptHandler) and n.name:
+                bound.add(n.name)
+    return loads - bound
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_every_name_a_notebook_reads_is_defined_in_it(path):
+    missing = undefined_names(tree for nb, _, tree in _code_cells() if nb == path)
+    assert not missing, f"{path.name} reads names it never defines (a helper imported by name before the one door?): {sorted(missing)}"
+
+
+def test_the_undefined_name_detector_looks_inside_f_strings():
+    assert undefined_names([ast.parse('print(f"{RM.special_share(a):.3f}")\na = 1\n')]) == {"RM"}
