@@ -7,7 +7,10 @@ Paths, measured side by side (taking turns in blocks of calls; median and best c
 * ``plain``     ``helpers.scaled_dot_product_attention`` (builds the T x T matrix; the
                 causal case passes the boolean ``causal_mask``),
 * ``blockwise`` the same function with ``block_size=1024`` (online softmax, implemented in
-                ``helpers.core.blockwise``; ``causal=True``),
+                ``helpers.core.blockwise``; ``causal=True``), run with numpy's BLAS limited to one
+                thread (threadpoolctl): its products are small tiles, which a multi-threaded BLAS
+                on a busy machine slows down many times over (the tiled path itself runs its
+                query blocks one after another; it has no thread pool of its own),
 * ``torch``     ``torch.nn.functional.scaled_dot_product_attention`` on CPU with
                 (1, 1, T, d) tensors (``is_causal``), only when PyTorch is importable.
                 PyTorch is a benchmark-only tool, never a dependency.
@@ -54,12 +57,28 @@ def _inputs(T: int, d_k: int, seed: int = 0):
     return tuple(rng.standard_normal((T, d_k), dtype=np.float32) for _ in range(3))
 
 
+def _one_blas_thread(fn):
+    """``fn`` with numpy's BLAS limited to one thread while it runs (unchanged without threadpoolctl)."""
+    try:
+        from threadpoolctl import ThreadpoolController
+    except ImportError:  # a declared dependency; the benchmark still runs without it
+        return fn
+    controller = ThreadpoolController()  # made once: entering its limit then costs microseconds
+
+    def run():
+        with controller.limit(limits=1, user_api="blas"):
+            return fn()
+
+    return run
+
+
 def _paths(Q, K, V, causal: bool, torch_too: bool):
     T = Q.shape[0]
     mask = causal_mask(T, boolean=True) if causal else None
     paths = {
         "plain": lambda: scaled_dot_product_attention(Q, K, V, mask=mask).output,
-        "blockwise": lambda: scaled_dot_product_attention(Q, K, V, causal=causal, block_size=BLOCK_SIZE).output,
+        "blockwise": _one_blas_thread(
+            lambda: scaled_dot_product_attention(Q, K, V, causal=causal, block_size=BLOCK_SIZE).output),
     }
     torch = _torch() if torch_too else None
     if torch is not None:

@@ -100,6 +100,9 @@ def blockwise_attention(
     Notes
     -----
     The weights matrix (..., T_q, T_k) is never formed, so it cannot be returned.
+    Query blocks are processed one after another. Their products are small tiles: on a busy
+    machine, run large problems with BLAS limited to one thread (``H.timing.single_blas_thread()``),
+    as ``python -m benchmarks`` does.
     Memory: a copy of ``Q * scale`` and of ``V`` with a column of ones appended
     (the ones column makes the second matrix product also produce the row sums
     ``l``), the output, and one tile of ``query_block x block_size``
