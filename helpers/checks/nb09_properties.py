@@ -1,5 +1,6 @@
 """Self-checks for 2.9 (properties of self-attention): permutation matrices, the memory of the score
-matrices, the dependency pattern, and attention with a distance bias (transfer)."""
+matrices, the dependency pattern, and attention with a distance bias (transfer); the exercises that replaced
+re-typing ones (issue 20): the longest context a memory budget allows, the dependencies of stacked local attention."""
 
 from __future__ import annotations
 
@@ -8,9 +9,10 @@ import numpy as np
 import helpers as H
 
 from .core import Case, CheckResult, float_safe, run_check
+from .diagnose import Wrong, run_diagnosed
 
 __all__ = ["check_distance_bias_attention", "check_permutation_matrix", "check_score_matrix_bytes",
-           "check_dependency_pattern"]
+           "check_dependency_pattern", "check_max_context", "check_stacked_window_dependency"]
 
 
 def _reference(Q, K, V, slope):
@@ -86,3 +88,105 @@ def check_dependency_pattern(fn) -> CheckResult:
         D = np.array([[(j <= i) or not causal for j in range(T)] for i in range(T)])
         cases.append(Case(f"T = {T}, causal = {causal}", (T, causal), D, hint))
     return run_check("check_dependency_pattern", fn, cases, atol=0.0, rtol=0.0)
+
+
+# ---- 2.9 exercises that ask for something new (issue 20): a memory budget, stacked local attention ---------
+
+
+def _max_context_ref(budget_bytes, itemsize, batch=1, heads=1):
+    per_entry = batch * heads * itemsize                 # bytes of one (i, j) entry across all score matrices
+    T = 0
+    while (T + 1) * (T + 1) * per_entry <= budget_bytes:  # exact integers, no float square root
+        T += 1
+    return T
+
+
+def _isqrt_fn(value_of):
+    """A learner's answer that computes the integer square root of ``value_of(args)`` in some way."""
+    def fn(budget_bytes, itemsize, batch=1, heads=1):
+        return value_of(budget_bytes, itemsize, batch, heads)
+    return fn
+
+
+_MC_WRONG = [
+    Wrong("你返回的是能放下的元素个数 T²，题目要的是序列长度 T：还差开平方这一步。",
+          _isqrt_fn(lambda b, s, n, h: b // (s * n * h))),
+    Wrong("每个元素占 itemsize 个字节，不是 itemsize 个比特：不要再乘 8。",
+          _isqrt_fn(lambda b, s, n, h: int(np.sqrt(b / (8 * s * n * h))))),
+    Wrong("漏掉了 batch 和 heads：每个序列、每个头各有一个 T × T 的分数矩阵，它们要一起放进预算。",
+          _isqrt_fn(lambda b, s, n, h: int(np.sqrt(b / s)))),
+    Wrong("漏掉了 heads：每个头都有自己的 T × T 分数矩阵。",
+          _isqrt_fn(lambda b, s, n, h: int(np.sqrt(b / (s * n))))),
+    Wrong("漏掉了 batch：批量里的每个序列都有自己的分数矩阵。",
+          _isqrt_fn(lambda b, s, n, h: int(np.sqrt(b / (s * h))))),
+    Wrong("四舍五入（或向上取整）会越过预算：要的是「放得下」的最大 T，平方根只能向下取整。",
+          _isqrt_fn(lambda b, s, n, h: int(round(np.sqrt(b / (s * n * h)))))),
+    Wrong("向上取整会越过预算：要的是「放得下」的最大 T，平方根只能向下取整。",
+          _isqrt_fn(lambda b, s, n, h: int(np.ceil(np.sqrt(b / (s * n * h)))))),
+    Wrong("差了一：你给出的是第一个放不下的长度，要的是最后一个放得下的长度。",
+          _isqrt_fn(lambda b, s, n, h: int(np.sqrt(b / (s * n * h))) + 1)),
+]
+
+
+@float_safe
+def check_max_context(fn) -> CheckResult:
+    """Check ``fn(budget_bytes, itemsize, batch=1, heads=1) -> int``: the largest T whose score matrices fit.
+
+    ``batch * heads`` score matrices of T x T entries, ``itemsize`` bytes each, must fit in ``budget_bytes``:
+    the answer is the largest integer T with ``batch * heads * T**2 * itemsize <= budget_bytes`` (0 if none).
+    """
+    hint = ("把「全部分数矩阵的字节数 ≤ 预算」写成关于 T 的不等式：字节数 = batch × heads × T² × itemsize，"
+            "然后找满足它的最大整数 T。")
+    rows = [
+        ("16 字节，每个元素 1 字节（恰好 4 × 4）", (16, 1), {}),
+        ("15 字节，每个元素 1 字节（放不下 4 × 4）", (15, 1), {}),
+        ("预算比一个元素还小", (3, 4), {}),
+        ("1 GiB，float32", (2**30, 4), {}),
+        ("1 GiB，float16，batch 4、8 个头", (2**30, 2), {"batch": 4, "heads": 8}),
+        ("80 GiB，float16，32 个头", (80 * 2**30, 2), {"heads": 32}),
+        ("1000 字节，float64，batch 2", (1000, 8), {"batch": 2}),
+    ]
+    cases = [Case(label, args, _max_context_ref(*args, **kw), hint, kw) for label, args, kw in rows]
+    return run_diagnosed("check_max_context", fn, cases, wrong=_MC_WRONG, result_type=int, atol=0.0, rtol=0.0)
+
+
+def _stacked_ref(T, radius, layers):
+    return np.array([[abs(i - j) <= radius * layers for j in range(T)] for i in range(T)], dtype=bool)
+
+
+def _band(fn_of_distance):
+    def fn(T, radius, layers):
+        i, j = np.indices((T, T))
+        return fn_of_distance(i - j, radius, layers)
+    return fn
+
+
+_SD_WRONG = [
+    Wrong("你只算了一层：第二层的输出 i 读的是第一层的输出 j，而那个 j 自己又读到了离它 radius 以内的输入，可达范围一层层累加。",
+          _band(lambda d, r, L: np.abs(d) <= r)),
+    Wrong("每多一层，可达范围增加 radius（相加，不是相乘）：两层的窗口一个接一个地拼起来。",
+          _band(lambda d, r, L: np.abs(d) <= r**L)),
+    Wrong("局部窗口是双向的：查询 i 看 |i − j| ≤ radius 的键，前后都看，不只看过去。",
+          _band(lambda d, r, L: (d >= 0) & (d <= r * L))),
+    Wrong("边界差了一：距离恰好等于 radius × layers 的输入也能到达（窗口包括它的边界）。",
+          _band(lambda d, r, L: np.abs(d) < r * L)),
+    Wrong("边界差了一：距离比 radius × layers 多一的输入还到不了。",
+          _band(lambda d, r, L: np.abs(d) <= r * L + 1)),
+]
+
+
+@float_safe
+def check_stacked_window_dependency(fn) -> CheckResult:
+    """Check ``fn(T, radius, layers) -> D``, a boolean (T, T) matrix.
+
+    Every layer is local self-attention: query i sees key j when ``|i - j| <= radius``. ``D[i, j]`` is True
+    when output i of the last of ``layers`` stacked layers depends on input token j.
+    """
+    hint = ("先画一层的依赖带：每个输出依赖离它不超过 radius 的输入。第二层的输出依赖的是第一层的输出，"
+            "想一想这两条带叠在一起能走多远。")
+    rows = [("T = 1", (1, 1, 3)), ("T = 6，radius = 1，1 层", (6, 1, 1)), ("T = 8，radius = 1，3 层", (8, 1, 3)),
+            ("T = 10，radius = 2，2 层", (10, 2, 2)), ("T = 9，radius = 2，3 层", (9, 2, 3)),
+            ("T = 5，radius = 3，2 层（全部连通）", (5, 3, 2)), ("radius = 0（只看自己）", (4, 0, 5))]
+    cases = [Case(label, args, _stacked_ref(*args), hint) for label, args in rows]
+    return run_diagnosed("check_stacked_window_dependency", fn, cases, wrong=_SD_WRONG, result_type="bool array",
+                         atol=0.0, rtol=0.0)

@@ -1,5 +1,5 @@
 """Self-checks for 2.10 (the causal mask): the additive mask, causal attention, the bug hunt (a mask off by
-one) and the left-padded causal mask (transfer).
+one), the left-padded causal mask (transfer) and the mask of one decoding step with a key cache (issue 20).
 
 The bug-hunt exhibit ``buggy_causal_attention(Q, K, V)`` builds its mask with ``np.triu(..., k=0)`` and so
 hides the diagonal too (a token cannot see itself; the first row is masked entirely, and adding -1e9 to
@@ -15,9 +15,10 @@ import numpy as np
 import helpers as H
 
 from .core import Case, CheckResult, float_safe, lenient_softmax, run_check
+from .diagnose import Wrong, run_diagnosed
 
 __all__ = ["check_make_causal_mask", "check_causal_attention", "check_fixed_causal_attention",
-           "check_left_padded_causal_mask", "buggy_causal_attention", "far_apart_case"]
+           "check_left_padded_causal_mask", "buggy_causal_attention", "far_apart_case", "check_decode_mask"]
 
 
 _MASK_HINT = (
@@ -207,3 +208,56 @@ def check_left_padded_causal_mask(fn) -> CheckResult:
         Case("全是填充（T = 3，n_pad = 3）", (3, 3), _reference_left_padded(3, 3), hint),
     ]
     return run_check("check_left_padded_causal_mask", fn, cases, atol=0.0, rtol=0.0)
+
+
+# ---- 2.10 exercise that asks for something new (issue 20): the causal mask of a decoding step ---------------
+
+
+def _reference_decode_mask(T_new: int, T_past: int) -> np.ndarray:
+    allowed = np.zeros((T_new, T_past + T_new), dtype=bool)
+    for i in range(T_new):                      # new query i sits at absolute position T_past + i
+        for j in range(T_past + T_new):
+            allowed[i, j] = j <= T_past + i
+    return allowed
+
+
+def _dm_wrong(build):
+    def fn(T_new, T_past):
+        return build(T_new, T_past, T_past + T_new)
+    return fn
+
+
+_DM_WRONG = [
+    Wrong("三角形贴在了左上角：新的查询排在缓存之后，第 1 个新查询在绝对位置 T_past，它已经能看见缓存里的全部键。"
+          "把三角形往右挪 T_past 列。",
+          _dm_wrong(lambda n, p, t: np.tril(np.ones((n, t), dtype=bool)))),
+    Wrong("对角线被挡住了：每个新 token 必须看得见它自己（它的键就在这一步加进缓存）。",
+          _dm_wrong(lambda n, p, t: np.tril(np.ones((n, t), dtype=bool), k=p - 1))),
+    Wrong("多看了一个未来的键：新查询 i 只能看到它自己的位置为止。",
+          _dm_wrong(lambda n, p, t: np.tril(np.ones((n, t), dtype=bool), k=p + 1))),
+    Wrong("新查询之间也要遵守因果：只有缓存是全部可见的，新的 token 彼此之间仍然不能看见未来。",
+          _dm_wrong(lambda n, p, t: np.ones((n, t), dtype=bool))),
+    Wrong("这里要的是布尔矩阵（True = 可以看），不是加性掩码（0 / −∞）。",
+          _dm_wrong(lambda n, p, t: np.where(np.tril(np.ones((n, t), dtype=bool), k=p), 0.0, -np.inf))),
+    Wrong("True 和 False 反了：True 表示可以看（过去和自己），False 表示挡住（未来）。",
+          _dm_wrong(lambda n, p, t: ~np.tril(np.ones((n, t), dtype=bool), k=p))),
+    Wrong("形状不对：行是这一步的新查询（T_new 行），列是全部的键，缓存里的加上新的（T_past + T_new 列）。",
+          _dm_wrong(lambda n, p, t: np.tril(np.ones((t, n), dtype=bool), k=-p))),
+    Wrong("列只算了新的键：缓存里的 T_past 个旧键也在注意力的键里，列数是 T_past + T_new。",
+          _dm_wrong(lambda n, p, t: np.tril(np.ones((n, n), dtype=bool)))),
+]
+
+
+@float_safe
+def check_decode_mask(fn) -> CheckResult:
+    """Check ``fn(T_new, T_past) -> allowed``: the boolean (T_new, T_past + T_new) mask of one decoding step.
+
+    ``T_past`` keys are already cached; ``T_new`` new tokens come next, so new query i sits at absolute
+    position ``T_past + i`` and may see the keys 0 .. T_past + i (the whole cache, the new tokens before it,
+    itself). ``T_past = 0`` is the ordinary causal mask.
+    """
+    hint = ("把键从 0 数到 T_past + T_new − 1：第 i 个新查询本身在位置 T_past + i，它能看见的键就是不在它之后的那些。")
+    rows = [("没有缓存（T_past = 0）：普通的因果掩码", (4, 0)), ("一次只生成一个 token（T_new = 1）", (1, 5)),
+            ("T_new = 3，T_past = 4", (3, 4)), ("T_new = 4，T_past = 2", (4, 2)), ("T_new = 2，T_past = 6", (2, 6))]
+    cases = [Case(label, args, _reference_decode_mask(*args), hint) for label, args in rows]
+    return run_diagnosed("check_decode_mask", fn, cases, wrong=_DM_WRONG, result_type="bool array", atol=0.0, rtol=0.0)
