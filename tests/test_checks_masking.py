@@ -189,7 +189,7 @@ REVIEW_MASKING = [
     (check_causal_attention, lambda Q, K, V: softmax(Q @ K.T / np.sqrt(K.shape[1])
                                                      + np.tril(np.ones((len(Q), len(Q)))), axis=-1) @ V, False),  # 0/1 mask added
     (check_causal_attention, lambda Q, K, V: np.cumsum(V, 0) / np.arange(1, len(V) + 1)[:, None], False),  # ignores scores
-    (check_left_padded_causal_mask, lambda T, n: _left_padded(T, n).astype(int), True),
+    (check_left_padded_causal_mask, lambda T, n: _left_padded(T, n).astype(int), False),        # 0/1 ints: a bool matrix is asked (issue 20)
     (check_left_padded_causal_mask, lambda T, n: np.where(_left_padded(T, n), 0.0, -np.inf), False),   # additive, not boolean
     (check_left_padded_causal_mask, lambda T, n: _left_padded(T, max(n - 1, 0)), False),               # one pad too few
     (check_left_padded_causal_mask, lambda T, n: _left_padded(T, n)[::-1, ::-1], False),               # right padding

@@ -11,6 +11,7 @@ import pytest
 import sys
 
 import helpers.checks
+from helpers.checks import diagnose
 
 # The 26 checks of 2.1-2.11 and 2.13 whose hints this file inspects, each in the module that defines it.
 OWNED = ["check_split_heads", "check_multi_head", "check_cosine", "check_contextual_mix", "check_soft_lookup",
@@ -25,6 +26,16 @@ CJK = re.compile(r"[\u4e00-\u9fff]")
 # Fragments that would hand the learner the code of the answer.
 CODE = re.compile(r"@|\bnp\.|numpy|\.T\b|axis\s*=|keepdims|\.shape|reshape|swapaxes|einsum|outer\(|diag\(|"
                   r"tril|triu|np\.exp|\.sum\(|\.max\(|linalg|transpose\(|return ")
+
+
+class _Seen(Exception):
+    """Raised by the spy once it has the hidden cases: the check goes no further."""
+
+
+def _spy_on(monkeypatch, mod, spy):
+    # a check calls run_check directly, or through diagnose.run_diagnosed (known wrong answers, numpy only)
+    monkeypatch.setattr(mod, "run_check", spy)
+    monkeypatch.setattr(diagnose, "run_check", spy)
 
 
 def _stub(*args, **kwargs):
@@ -62,10 +73,11 @@ def test_every_hint_and_label_is_chinese_and_shows_no_answer_code(mod, name, mon
 
     def spy(check_name, fn, cases, **kwargs):
         seen["cases"], seen["general_hint"] = list(cases), kwargs.get("general_hint", "")
-        return None
+        raise _Seen
 
-    monkeypatch.setattr(mod, "run_check", spy)
-    getattr(mod, name)(_stub)
+    _spy_on(monkeypatch, mod, spy)
+    with pytest.raises(_Seen):
+        getattr(mod, name)(_stub)
     cases = seen["cases"]
     assert len(cases) >= (2 if name == "check_worked_example_row" else 3), "too few hidden cases to tell classic wrong answers apart"
     hints = [c.hint for c in cases] + ([seen["general_hint"]] if seen["general_hint"] else [])
@@ -88,8 +100,14 @@ def test_the_pass_line_is_chinese(capsys):
 def test_the_two_hints_named_in_the_issue_no_longer_show_code(monkeypatch):
     for mod, name in [(mod, name) for mod, name in CHECKS if name in ("check_softmax_jacobian", "check_scaled_scores")]:
         seen = {}
-        monkeypatch.setattr(mod, "run_check", lambda n, fn, cases, **kw: seen.update(c=cases, g=kw.get("general_hint", "")))
-        getattr(mod, name)(_stub)
+
+        def spy(n, fn, cases, **kw):
+            seen.update(c=cases, g=kw.get("general_hint", ""))
+            raise _Seen
+
+        _spy_on(monkeypatch, mod, spy)
+        with pytest.raises(_Seen):
+            getattr(mod, name)(_stub)
         text = " ".join(c.hint for c in seen["c"]) + seen["g"]
         assert "np.diag(a) - np.outer(a, a)" not in text and "Q @ K.T / np.sqrt(d_k)" not in text
         assert "@" not in text and "np." not in text

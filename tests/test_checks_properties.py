@@ -58,10 +58,10 @@ REVIEW_PROPERTIES = [
     (check_permutation_matrix, lambda p: np.eye(len(p), dtype=bool)[list(p)], True),
     (check_permutation_matrix, lambda p: [[int(j == p[i]) for j in range(len(p))] for i in range(len(p))], True),
     (check_permutation_matrix, lambda p: np.eye(len(p))[np.argsort(p)], False),              # inverse permutation
-    (check_score_matrix_bytes, lambda T, s, batch=1, heads=1: float(T) ** 2 * s * batch * heads, True),
+    (check_score_matrix_bytes, lambda T, s, batch=1, heads=1: float(T) ** 2 * s * batch * heads, False),  # an int is asked (issue 20)
     (check_score_matrix_bytes, lambda T, s, batch=1, heads=1: T * (T + 1) // 2 * s * batch * heads, False),  # causal half
     (check_score_matrix_bytes, lambda T, s, batch=1, heads=1: T * T * s * (batch + heads - 1), False),
-    (check_dependency_pattern, lambda T, c: np.tril(np.ones((T, T))) if c else np.ones((T, T)), True),  # 0/1 floats
+    (check_dependency_pattern, lambda T, c: np.tril(np.ones((T, T))) if c else np.ones((T, T)), False),  # 0/1 floats: a bool matrix is asked (issue 20)
     (check_dependency_pattern, lambda T, c: np.tril(np.ones((T, T), bool)) if c else np.eye(T, dtype=bool), False),
 ]
 test_review_property_variants = verdict_table(REVIEW_PROPERTIES)

@@ -97,8 +97,8 @@ def attn_ok(A):
 
 ATTN_OK = [attn_ok,
            lambda A: bool((np.asarray(A) >= 0).all() and np.allclose(np.sum(A, axis=1), 1)),   # numpy defaults
-           lambda A: all(min(row) >= 0 and abs(sum(row) - 1) <= 1e-9 for row in np.asarray(A).tolist()),
-           lambda A: np.all(A >= 0) & np.all(np.abs(A.sum(axis=-1) - 1) < 1e-4)]                # np.bool_
+           lambda A: all(min(row) >= 0 and abs(sum(row) - 1) <= 1e-6 for row in np.asarray(A).tolist()),
+           lambda A: np.all(A >= 0) & np.all(np.abs(A.sum(axis=-1) - 1) < 1e-6)]                # np.bool_
 ATTN_WRONG = {
     "column sums (axis=0)": lambda A: bool(np.all(A >= 0) and np.allclose(A.sum(axis=0), 1)),
     "tolerance 0.3": lambda A: bool(np.all(A >= 0) and np.allclose(A.sum(axis=-1), 1, atol=0.31)),
@@ -112,6 +112,9 @@ ATTN_WRONG = {
     "square only": lambda A: bool(A.shape[0] == A.shape[1] and attn_ok(A)),
     "ignores NaN": lambda A: bool(np.all(np.nan_to_num(A) >= 0) and np.allclose(np.nansum(A, axis=-1)[~np.isnan(A).all(-1)], 1)),
     "always True": lambda A: True,
+    # the task states the tolerance 1e-6 (issue 20: a stated tolerance is enforced)
+    "tolerance 1e-9": lambda A: all(min(row) >= 0 and abs(sum(row) - 1) <= 1e-9 for row in np.asarray(A).tolist()),
+    "tolerance 1e-4": lambda A: np.all(A >= 0) & np.all(np.abs(A.sum(axis=-1) - 1) < 1e-4),
 }
 
 

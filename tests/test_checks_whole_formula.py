@@ -87,7 +87,8 @@ test_five_steps_correct_variants_pass, test_five_steps_rejects = check_table(
 def test_parameter_count_rejects_bias_and_constant_factors():
     assert not check_qkv_parameter_count(lambda d_model, d_k, d_v: d_model * (2 * d_k + d_v) + 2 * d_k + d_v)
     assert not check_qkv_parameter_count(lambda d_model, d_k, d_v: round(1.04 * d_model * (2 * d_k + d_v)))
-    assert check_qkv_parameter_count(lambda d_model, d_k, d_v: float(d_model * d_k * 2 + d_model * d_v))
+    assert check_qkv_parameter_count(lambda d_model, d_k, d_v: d_model * d_k * 2 + d_model * d_v)
+    assert not check_qkv_parameter_count(lambda d_model, d_k, d_v: float(d_model * d_k * 2 + d_model * d_v))  # an int is asked
 
 
 # ---- reviewer's extra wrong answers and correct variants (issue 12 review) ---------------------
@@ -108,6 +109,6 @@ REVIEW_WHOLE_FORMULA = [
     (check_five_steps, lambda *a: _review_att(*a).tolist(), True),
     (check_qkv_parameter_count, lambda d, k, v: d * (2 * k + v) + 2 * k + v, False),                 # biases
     (check_qkv_parameter_count, lambda d, k, v: d * (2 * k + v) + v * d, False),                     # + W_O
-    (check_qkv_parameter_count, lambda d, k, v: float(d * (k + k + v)), True),
+    (check_qkv_parameter_count, lambda d, k, v: float(d * (k + k + v)), False),                     # an int is asked (issue 20)
 ]
 test_review_whole_formula_variants = verdict_table(REVIEW_WHOLE_FORMULA)

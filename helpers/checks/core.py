@@ -77,27 +77,84 @@ class CheckResult:
         return None
 
 
-def _compare(got, expected, atol: float, rtol: float) -> str | None:
+def describe_value(value) -> str:
+    """A short Chinese description of what the learner returned: its type, and dtype/shape for an array."""
+    try:
+        if isinstance(value, np.ndarray):
+            return f"dtype 为 {value.dtype}、形状（shape）为 {value.shape} 的数组"
+        return type(value).__name__
+    except Exception:  # an object whose attributes raise
+        return "一个无法读取的对象"
+
+
+def exception_text(exc: BaseException) -> str:
+    """``Type: message`` of an exception the learner's code raised, even if its ``__str__`` raises; at most 300 characters."""
+    try:
+        text = str(exc)
+    except Exception:
+        text = "（无法显示的异常信息）"
+    text = f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+    return text if len(text) <= 300 else text[:297] + "..."
+
+
+# float32 (or float16) results are compared at their own precision: 64 units in the last place, relative
+# to the largest expected magnitude (a float32 matmul over d_k = 1024 needs ~5e-7). It is capped at 1e-2,
+# so a constant-factor error (1.04x, 1.01x) is still rejected in any dtype.
+_ULPS = 64
+_MAX_DTYPE_RTOL = 1e-2
+
+
+def dtype_tolerance(dtype, expected: np.ndarray, atol: float, rtol: float) -> tuple[float, float]:
+    """(atol, rtol) for a result of floating ``dtype``: never tighter than the check's, looser only below float64."""
+    dtype = np.dtype(dtype)
+    if dtype.kind != "f" or dtype.itemsize >= 8:
+        return atol, rtol
+    tol = min(_ULPS * float(np.finfo(dtype).eps), _MAX_DTYPE_RTOL)
+    finite = np.abs(expected[np.isfinite(expected)])
+    scale = float(finite.max()) if finite.size else 0.0
+    return max(atol, tol * scale), max(rtol, tol)
+
+
+def as_numbers(got) -> tuple[np.ndarray | None, str | None]:
+    """(float array, None) for a numeric result, else (None, a Chinese reason). Never raises."""
+    if isinstance(got, (str, bytes)):
+        return None, f"你返回的是字符串（{type(got).__name__}），这里要的是数值"
+    try:
+        raw = np.asarray(got)
+        if raw.dtype.kind == "c":
+            return None, "你的结果是复数（complex），这里要的是实数：检查是否有复数运算混了进来"
+        if raw.dtype.kind in "USVMm":
+            return None, f"无法把你的结果读成数值（收到的是 {describe_value(raw)}）"
+        return raw.astype(float), None
+    except Exception:  # ragged lists, generators, dicts, ints too large for a float, objects whose __array__ raises
+        return None, f"无法把你的结果读成数值（收到的是 {describe_value(got)}）"
+
+
+def _compare(got, expected, atol: float, rtol: float, dtype_aware: bool = True) -> str | None:
     """Return None if ``got`` matches ``expected``, else a reason that does not reveal ``expected``."""
     if isinstance(expected, tuple):
         if not isinstance(got, (tuple, list)) or len(got) != len(expected):
-            return f"应返回 {len(expected)} 个结果组成的元组（tuple），你返回的是 {type(got).__name__}"
+            return f"应返回 {len(expected)} 个结果组成的元组（tuple），你返回的是 {describe_value(got)}"
         for k, (g, e) in enumerate(zip(got, expected)):
-            reason = _compare(g, e, atol, rtol)
+            reason = _compare(g, e, atol, rtol, dtype_aware)
             if reason:
                 return f"第 {k + 1} 个返回值：{reason}"
         return None
     if got is None:
         return "你的函数返回了 None（是不是忘了写 `return`？）"
-    try:
-        g = np.asarray(got, dtype=float)
-    except (TypeError, ValueError):
-        return f"无法把你的结果读成数值（收到的是 {type(got).__name__}）"
+    g, reason = as_numbers(got)
+    if reason:
+        return reason
     e = np.asarray(expected, dtype=float)
     if g.shape != e.shape:
         return f"你的结果形状（shape）是 {g.shape}，应为 {e.shape}"
+    if dtype_aware:
+        atol, rtol = dtype_tolerance(np.asarray(got).dtype, e, atol, rtol)
     if np.any(np.isfinite(g) != np.isfinite(e)) or np.any(np.isnan(g) != np.isnan(e)):
         if np.isnan(g).any() and not np.isnan(e).any():
+            if np.isinf(e).any():
+                return ("你的结果在不该是 NaN 的位置给出了 NaN（常见原因：0 × (−∞) 或 (−∞) − (−∞) 在浮点数里都是 NaN，"
+                        "也可能是 exp 溢出或 0/0）")
             return "你的结果含有 NaN 或 inf（常见原因：exp 溢出，或 0/0）"
         if np.isinf(e).any():
             # e.g. an additive mask: -inf belongs in some places; say how many are misplaced, not where
@@ -113,6 +170,30 @@ def _compare(got, expected, atol: float, rtol: float) -> str | None:
         # Say how many entries are off, not by how much: with an all-zero answer the
         # size of the error would give the expected values away.
         return f"共 {close.size} 个元素中有 {int(close.size - close.sum())} 个数值不对"
+    return None
+
+
+def type_problem(got, result_type) -> str | None:
+    """Why ``got`` is not of the ``result_type`` a task asks for (Chinese), or None.
+
+    ``result_type`` is ``int`` (an integer, not a bool, not a float that happens to be whole), ``bool``
+    (True/False, numpy's bool included) or ``"bool array"`` (an array, or nested lists, of bools).
+    """
+    if result_type is int:
+        if isinstance(got, (bool, np.bool_)) or not isinstance(got, (int, np.integer)):
+            return f"这里要返回一个整数（int），你返回的是 {describe_value(got)}"
+    elif result_type is bool:
+        if not isinstance(got, (bool, np.bool_)):
+            return f"这里要返回一个真假值（bool：True 或 False），你返回的是 {describe_value(got)}"
+    elif result_type == "bool array":
+        try:
+            ok = not isinstance(got, (bool, np.bool_)) and np.asarray(got).dtype == bool
+        except Exception:
+            ok = False
+        if not ok:
+            return f"这里要返回一个布尔矩阵（元素是 True/False，dtype 为 bool），你返回的是 {describe_value(got)}"
+    elif result_type is not None:
+        raise ValueError(f"result_type must be None, int, bool or 'bool array'; got {result_type!r}")
     return None
 
 
@@ -152,7 +233,7 @@ def signature_problem(fn: Callable, args: tuple, kwargs: dict) -> str | None:
     """
     try:
         sig = inspect.signature(fn)
-    except (TypeError, ValueError):
+    except Exception:  # builtins without a signature, or a callable whose __signature__ raises
         return None
     try:
         sig.bind(*args, **kwargs)
@@ -192,14 +273,22 @@ def run_check(
     atol: float = 1e-6,
     rtol: float = 1e-6,
     general_hint: str = "",
+    dtype_aware: bool = True,
+    result_type=None,
 ) -> CheckResult:
     """Run ``fn`` on each case, print a verdict line, return a :class:`CheckResult`.
 
     Stops at the first failing case. A ``NotImplementedError`` from ``fn`` is
     reported as "尚未完成 (not done yet)" and gives a falsy result; any other
     exception is reported with its type and message (no traceback), followed by
-    the case's hint. ``fn`` gets copies of the inputs; changing them in place fails.
-    numpy floating-point warnings inside ``fn`` are silenced: the check reports NaN/inf itself.
+    the case's hint; ``KeyboardInterrupt`` and ``SystemExit`` propagate. Whatever ``fn`` returns
+    (None, a string, a generator, a complex or object array, an int too large for a float ...)
+    gives a Chinese verdict, never a traceback. ``fn`` gets copies of the inputs; changing them in
+    place fails. numpy floating-point warnings inside ``fn`` are silenced: the check reports NaN/inf itself.
+
+    ``dtype_aware``: a float32/float16 result is compared at its own precision (:func:`dtype_tolerance`);
+    pass False where the task states its tolerance. ``result_type`` (``int``, ``bool`` or
+    ``"bool array"``): the type the task asks for, enforced once the values are right.
     """
     if not callable(fn):
         msg = (f"{FAIL} {name}：这里需要传入一个函数，你传入的是 {type(fn).__name__}。"
@@ -223,13 +312,19 @@ def run_check(
             print(msg)
             return CheckResult(name, False, len(cases), k, msg)
         except Exception as exc:  # the learner's bug must not stop the notebook
-            reason = f"你的函数抛出了异常 {type(exc).__name__}: {exc}"
+            reason = f"你的函数抛出了异常 {exception_text(exc)}"
         else:
-            if not (_same(case.args, args) and _same(case.kwargs, kwargs)):
-                reason = "你的函数原地修改（in-place）了传入的数组；请在新数组上计算，不要改动输入"
-            else:
-                reason = _compare(got, case.expected, atol if case.atol is None else case.atol,
-                                  rtol if case.rtol is None else case.rtol)
+            try:
+                if not (_same(case.args, args) and _same(case.kwargs, kwargs)):
+                    reason = "你的函数原地修改（in-place）了传入的数组；请在新数组上计算，不要改动输入"
+                else:
+                    reason = _compare(got, case.expected, atol if case.atol is None else case.atol,
+                                      rtol if case.rtol is None else case.rtol, dtype_aware)
+                    if reason is None and result_type is not None:
+                        problem = type_problem(got, result_type)
+                        reason = f"数值对了，但{problem}" if problem else None
+            except Exception:  # a result so odd that even reading it fails
+                reason = f"检查读不懂你的返回值（{describe_value(got)}）"
         if reason:
             hint = case.hint or general_hint
             if "原地修改" in reason:

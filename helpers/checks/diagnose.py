@@ -12,6 +12,7 @@ a task that asks for an ``int`` or a ``bool`` refuses a float or an array.
 from __future__ import annotations
 
 import contextlib
+import re
 import copy
 import functools
 import io
@@ -20,7 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .core import FAIL, Case, CheckResult, run_check
+from .core import FAIL, Case, CheckResult, as_numbers, exception_text, run_check, type_problem
 from .numpy_only import helpers_references, helpers_tripwire
 
 __all__ = ["Wrong", "run_diagnosed"]
@@ -42,17 +43,14 @@ def _outcome(fn, case: Case):
         with np.errstate(all="ignore"):
             return "value", fn(*case.args, **case.kwargs)
     except Exception as exc:  # a wrong answer that raises (e.g. a transpose that breaks the shapes)
-        return "raised", (type(exc).__name__, str(exc))
+        return "raised", (type(exc).__name__, exception_text(exc))
 
 
 def _same_result(a, b) -> bool:
     if isinstance(a, (tuple, list)) and isinstance(b, (tuple, list)):
         return len(a) == len(b) and all(_same_result(x, y) for x, y in zip(a, b))
-    try:
-        x, y = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
-    except (TypeError, ValueError):
-        return False
-    if x.shape != y.shape:
+    (x, bad_x), (y, bad_y) = as_numbers(a), as_numbers(b)      # never raises, whatever the learner returned
+    if bad_x or bad_y or x.shape != y.shape:
         return False
     with np.errstate(all="ignore"):
         return bool(np.allclose(x, y, rtol=1e-4, atol=1e-6, equal_nan=True))
@@ -93,20 +91,6 @@ def _copied(case: Case) -> Case:
     return Case(case.label, copy.deepcopy(case.args), case.expected, case.hint, copy.deepcopy(case.kwargs))
 
 
-def _type_problem(got, result_type) -> str | None:
-    if result_type is int:
-        if isinstance(got, (bool, np.bool_)) or not isinstance(got, (int, np.integer)):
-            return f"这里要返回一个整数（int），你返回的是 {type(got).__name__}"
-    elif result_type is bool:
-        if not isinstance(got, (bool, np.bool_)):
-            return f"这里要返回一个真假值（bool：True 或 False），你返回的是 {type(got).__name__}"
-    elif result_type == "bool array":
-        if not (isinstance(got, np.ndarray) and got.dtype == bool):
-            kind = f"dtype 为 {got.dtype} 的数组" if isinstance(got, np.ndarray) else type(got).__name__
-            return f"这里要返回一个布尔数组（dtype 为 bool），你返回的是 {kind}"
-    return None
-
-
 def _fail(name: str, n_cases: int, n_passed: int, msg: str) -> CheckResult:
     print(msg)
     return CheckResult(name, False, n_cases, n_passed, msg)
@@ -119,6 +103,9 @@ def run_diagnosed(
     *,
     wrong: Sequence[Wrong] = (),
     numpy_only: bool = False,
+    forbid: frozenset[str] | None = None,
+    ask: str = "",
+    learner: Callable | None = None,
     result_type=None,
     **kwargs,
 ) -> CheckResult:
@@ -132,16 +119,25 @@ def run_diagnosed(
         (at least half) replaces the failing case's hint.
     numpy_only : bool
         Refuse a function that reaches ``helpers`` (found statically or by a tripwire while it runs).
+    forbid : set of str, optional
+        "Without helper X": refuse a function that calls a ``helpers`` function of one of these names
+        (the rest of ``helpers`` stays allowed). ``ask`` says in Chinese what the task asked instead.
+    learner : callable, optional
+        The learner's own function, when ``fn`` is the check's wrapper around it (scanned instead of ``fn``).
     result_type : {None, int, bool, "bool array"}
-        Every result must have this type (checked after the values are right).
+        Every result must have this type (checked after the values are right, see ``core.type_problem``).
     """
     if not callable(fn):
         return run_check(name, fn, cases, **kwargs)
-    if numpy_only:
-        refs = helpers_references(fn)
+    only = None if numpy_only or not forbid else frozenset(forbid)
+    guarded = numpy_only or only is not None
+    rule = (f"这个练习要求{ask or '只用 numpy'}" if numpy_only else
+            f"这个练习要求{ask or '自己写出这一步'}（不调用 {'、'.join(sorted(only or ()))}）")
+    if guarded:
+        refs = helpers_references(learner if learner is not None else fn, only=only)
         if refs:
             return _fail(name, len(cases), 0,
-                         f"{FAIL} {name}：这个练习要求只用 numpy，而你的函数用到了 helpers 里的 {'、'.join(refs)}。"
+                         f"{FAIL} {name}：{rule}，而你的函数用到了 helpers 里的 {'、'.join(refs)}。"
                          "请自己用 numpy 写出这几步。")
     seen: list = []
 
@@ -150,7 +146,7 @@ def run_diagnosed(
         try:
             got = fn(*args, **kw)
         except Exception as exc:
-            seen.append(("raised", (type(exc).__name__, str(exc))))
+            seen.append(("raised", (type(exc).__name__, exception_text(exc))))
             raise
         seen.append(("value", got))
         return got
@@ -158,32 +154,26 @@ def run_diagnosed(
     calls: list = []
     buf = io.StringIO()
     with contextlib.redirect_stdout(buf):
-        if numpy_only:
-            with helpers_tripwire(calls):
-                result = run_check(name, recorded, cases, **kwargs)
+        if guarded:
+            with helpers_tripwire(calls, only=only):
+                result = run_check(name, recorded, cases, result_type=result_type, **kwargs)
         else:
-            result = run_check(name, recorded, cases, **kwargs)
+            result = run_check(name, recorded, cases, result_type=result_type, **kwargs)
     msg = result.message
     learner_printed = buf.getvalue().replace(msg + "\n", "", 1)
     if learner_printed:            # what the learner's own code printed (debugging output) still shows
         print(learner_printed, end="")
-    if numpy_only and calls:
+    if guarded and calls:
         return _fail(name, len(cases), 0,
-                     f"{FAIL} {name}：这个练习要求只用 numpy，而你的函数在运行时调用了 helpers 里的 "
+                     f"{FAIL} {name}：{rule}，而你的函数在运行时调用了 helpers 里的 "
                      f"{'、'.join(sorted(set(calls)))}。请自己用 numpy 写出这几步。")
     if not result.passed:
         k = result.n_passed
         if msg.startswith(FAIL) and k < len(cases) and len(seen) > k and not msg.split("：", 2)[1].startswith("你的函数的参数"):
             w = _matching_wrong(fn, cases, k, wrong)
-            if w is not None:
-                msg = msg.split(_HINT_SEP)[0] + _HINT_SEP + w.hint
+            if w is not None:   # the mistake is known: drop the generic guesses at the cause, name it
+                msg = re.sub(r"（常见原因：[^）]*）", "", msg.split(_HINT_SEP)[0]) + _HINT_SEP + w.hint
         print(msg)
         return CheckResult(result.name, False, result.n_cases, result.n_passed, msg)
-    if result_type is not None:
-        for k, (kind, got) in enumerate(seen[: len(cases)]):
-            problem = _type_problem(got, result_type)
-            if problem:
-                return _fail(name, len(cases), k,
-                             f"{FAIL} {name}：第 {k + 1}/{len(cases)} 个用例（{cases[k].label}）：数值对了，但{problem}。")
     print(msg)
     return result

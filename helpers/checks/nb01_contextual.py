@@ -33,7 +33,7 @@ def check_cosine(fn) -> CheckResult:
         Case("很长的向量（长度约 1000）", (1000.0 * a, 500.0 * b), H.geometry.cosine_similarity(a, b),
              "余弦完全不依赖长度：要同时除以两个（BOTH）向量的长度，也不要对点积做截断。"),
     ]
-    return run_check("check_cosine", fn, cases, atol=1e-9, rtol=1e-9)
+    return run_diagnosed("check_cosine", fn, cases, forbid={"cosine_similarity"}, ask="自己写出余弦", atol=1e-9, rtol=1e-9)
 
 
 @float_safe
@@ -54,7 +54,8 @@ def check_contextual_mix(fn) -> CheckResult:
         Case("3 个 token，d = 5", (w3, X_wide), H.contextual.contextual_mix(w3, X_wide),
              "vectors 的形状是 (T, d)：权重要和它的第一个轴（token 轴）配对求和。"),
     ]
-    return run_check("check_contextual_mix", fn, cases, atol=1e-9, rtol=1e-9)
+    return run_diagnosed("check_contextual_mix", fn, cases, forbid={"contextual_mix"}, ask="自己写出加权求和",
+                         atol=1e-9, rtol=1e-9)
 
 
 def _nearest_by_cosine(c, E):
@@ -88,7 +89,7 @@ def check_nearest_word(fn) -> CheckResult:
         Case("12 个随机长度的 7 维词向量", (c_rand, E_rand), _nearest_by_cosine(c_rand, E_rand),
              "对每一行算余弦，返回最大值所在的行号（从 0 开始的整数）。"),
     ]
-    return run_check("check_nearest_word", fn, cases, atol=0.0, rtol=0.0,
+    return run_check("check_nearest_word", fn, cases, atol=0.0, rtol=0.0, result_type=int,
                      general_hint="返回一个整数：E 里与 c 夹角最小（余弦最大）的那一行的下标。")
 
 

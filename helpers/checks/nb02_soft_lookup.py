@@ -42,7 +42,8 @@ def check_soft_lookup(fn) -> CheckResult:
         Case("5 个键，d_k = 2，d_v = 3", (q5, K5, V5, 0.5), H.soft_lookup.soft_lookup(q5, K5, V5, 0.5).output,
              "返回值向量的加权和（形状 (d_v,)），而不是权重本身（形状 (n,)）。"),
     ]
-    return run_check("check_soft_lookup", fn, cases, atol=1e-8, rtol=1e-6)
+    return run_diagnosed("check_soft_lookup", fn, cases, forbid={"soft_lookup", "softmax"}, ask="自己写出打分、softmax 和加权求和",
+                         atol=1e-8, rtol=1e-6)
 
 
 @float_safe
@@ -61,7 +62,8 @@ def check_soft_lookup_jacobian(fn) -> CheckResult:
         Case("只有一个键", (q2, K2[:1], V2[:1], 1.0), np.zeros((4, 2)),
              "只有一个键时权重恒为 1，输出不随查询变化。"),
     ]
-    return run_check("check_soft_lookup_jacobian", fn, cases, atol=1e-8, rtol=1e-6)
+    return run_diagnosed("check_soft_lookup_jacobian", fn, cases, forbid={"soft_lookup_jacobian"}, ask="自己用链式法则推出它",
+                         atol=1e-8, rtol=1e-6)
 
 
 def _reference(q, K, V, temperature):

@@ -40,7 +40,7 @@ def check_project(fn) -> CheckResult:
         X = rng.normal(size=(T, d_model))
         W = _weights(rng, d_model, d_k, d_v)
         cases.append(Case(label, (X, *W), tuple(H.project_qkv(X, *W)), hint))
-    return run_check("check_project", fn, cases, atol=1e-9, rtol=1e-9,
+    return run_diagnosed("check_project", fn, cases, forbid={"project_qkv"}, ask="自己写出三个投影", atol=1e-9, rtol=1e-9,
                      general_hint="返回元组（tuple）(Q, K, V)。")
 
 

@@ -33,7 +33,13 @@ def check_scores(fn) -> CheckResult:
         Q = rng.normal(size=(T_q, d_k))
         K = rng.normal(size=(T_k, d_k))
         cases.append(Case(label, (Q, K), H.dot_product_scores(Q, K), hint))
-    return run_check("check_scores", fn, cases, atol=1e-9, rtol=1e-9)
+    wrong = [
+        Wrong("你的结果像分数矩阵的转置（transpose）：第 i 行要属于查询 i，第 j 列属于键 j（行是查询，列是键）。", lambda Q, K: K @ Q.T),
+        Wrong("你的结果像已经除以了 √d_k 的分数：这一节要的是未缩放的点积，缩放留到 2.5。",
+              lambda Q, K: Q @ K.T / np.sqrt(Q.shape[1])),
+    ]
+    return run_diagnosed("check_scores", fn, cases, wrong=wrong, forbid={"dot_product_scores"}, ask="自己写出分数矩阵",
+                         atol=1e-9, rtol=1e-9)
 
 
 @float_safe

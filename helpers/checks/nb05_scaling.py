@@ -97,8 +97,22 @@ def check_scaled_scores(fn) -> CheckResult:
     expected32 = Q32.astype(float) @ K32.astype(float).T / math.sqrt(8)
     cases.append(Case("float32 输入，T_q = 3，T_kv = 4，d_k = 8", (Q32, K32), expected32,
                       "float32 输入也应给出同样的分数（在 float32 精度内）。", atol=1e-5, rtol=1e-5))
-    return run_check("check_scaled_scores", fn, cases, atol=1e-9, rtol=1e-9,
-                     general_hint="先算每个查询与每个键的点积，再除以键宽度的平方根。")
+    return run_diagnosed("check_scaled_scores", fn, cases, wrong=_SCALED_WRONG, atol=1e-9, rtol=1e-9,
+                         general_hint="先算每个查询与每个键的点积，再除以键宽度的平方根。")
+
+
+# The classic slips of 2.5's scaled scores, each named (checked before falling back to a case's hint).
+_SCALED_WRONG = [
+    Wrong("你的分数像没有缩放的点积：还要除以 √d_k（查询和键的宽度 d_k 的平方根）。", lambda Q, K: Q @ K.T),
+    Wrong("你的分数像除以了 d_k 本身：缩放因子是 d_k 的平方根，不是 d_k。", lambda Q, K: Q @ K.T / Q.shape[1]),
+    Wrong("你的分数像乘以了 √d_k：要除以它，让分数的方差回到 1 左右。", lambda Q, K: Q @ K.T * math.sqrt(Q.shape[1])),
+    Wrong("你的结果像缩放后分数矩阵的转置（transpose）：行对应查询（query），列对应键（key）。",
+          lambda Q, K: K @ Q.T / math.sqrt(Q.shape[1])),
+    Wrong("你的分数像除以了查询个数 T_q 的平方根：d_k 是每个向量的宽度（最后一个轴的长度），不是 token 的个数。",
+          lambda Q, K: Q @ K.T / math.sqrt(Q.shape[0])),
+    Wrong("你的分数像除以了键的个数 T_kv 的平方根：d_k 是每个向量的宽度（最后一个轴的长度），不是 token 的个数。",
+          lambda Q, K: Q @ K.T / math.sqrt(K.shape[0])),
+]
 
 
 @float_safe

@@ -60,9 +60,11 @@ def check_softmax(fn) -> CheckResult:
 def check_is_attention_matrix(fn) -> CheckResult:
     """Check ``fn(A) -> bool``: True iff every ROW of A is non-negative and sums to 1 (within 1e-6).
 
-    The False cases have a defect far outside any reasonable tolerance (row sums off by
-    0.3 or 1e-3, a column-normalised matrix, a negative weight, NaN), the True cases carry
-    only float rounding (1e-12), so tolerances between 1e-9 and 1e-4 all pass.
+    The task states the tolerance (1e-6), and the cases hold the learner to it within the slack of
+    numpy's defaults: a row off by 5e-7 is True (a tolerance of 1e-9 or exact equality fails), a row
+    off by 3e-5 is False (a tolerance of 1e-4 fails; ``np.allclose``'s 1e-5 + 1e-8 passes). The other
+    False cases have a defect far outside any tolerance (row sums off by 0.3 or 1e-3, a
+    column-normalised matrix, a negative weight, NaN). The answer must be a bool (True/False).
     """
     rng = np.random.default_rng(20260206)
     S = rng.normal(size=(4, 4)) * 3
@@ -87,6 +89,10 @@ def check_is_attention_matrix(fn) -> CheckResult:
     rounding[:, 0] += 1e-12
     nan_row = good.copy()
     nan_row[2] = np.nan
+    within = rect.copy()
+    within[0] *= 1 + 5e-7                                # inside the stated tolerance 1e-6
+    outside = rect.copy()
+    outside[1] *= 1 + 3e-5                               # outside it (a tolerance of 1e-4 would say True)
     cases = [
         Case("按行做的 softmax", (good,), True, "注意力矩阵的每一行都非负且和为 1，应返回 True。"),
         Case("按列做的 softmax（错轴 bug）", (wrong_axis,), False,
@@ -103,11 +109,15 @@ def check_is_attention_matrix(fn) -> CheckResult:
         Case("有一行的和是 1.001", (small_off,), False, "容差是 1e-6：差 0.001 已经远超容差。"),
         Case("只有 1e-12 的浮点舍入误差", (rounding,), True,
              "浮点数相加有舍入误差：比较行和时要留一点容差，不要要求严格相等。"),
+        Case("有一行的和是 1 + 5e-7（在容差 1e-6 之内）", (within,), True,
+             "练习规定的容差是 1e-6：行和与 1 相差不超过 1e-6 就算和为 1，你的容差太严了。"),
+        Case("有一行的和是 1 + 3e-5（超出容差 1e-6）", (outside,), False,
+             "练习规定的容差是 1e-6：差 3e-5 已经超出，你的容差太宽了。"),
         Case("有一行全是 NaN（0/0）", (nan_row,), False, "NaN 既不是非负数，也不会和为 1：应返回 False。"),
         Case("长方形矩阵（5 × 2），列和为 1", (wrong_axis_rect,), False,
              "长方形矩阵的行和与列和长度不同：沿最后一个轴（每个查询的一行）求和。"),
     ]
-    return run_check("check_is_attention_matrix", fn, cases, atol=0.0, rtol=0.0)
+    return run_check("check_is_attention_matrix", fn, cases, atol=0.0, rtol=0.0, result_type=bool)
 
 
 def _attention_ref(Q, K, V):
@@ -137,7 +147,7 @@ def check_row_max_fix(fn) -> CheckResult:
         Case("float32，两行分数相距很远", (Q3, K3, V3), _attention_ref(Q3, K3, V3),
              "float32 的 exp 在指数低于约 -100 时就下溢为 0；每一行都要有一个指数恰好为 0 的项。"),
     ]
-    return run_check("check_row_max_fix", fn, cases, atol=1e-5, rtol=1e-4,
+    return run_diagnosed("check_row_max_fix", fn, cases, numpy_only=True, atol=1e-5, rtol=1e-4,
                      general_hint="比较 bug 版本与 2.6 第 4 节的稳定 softmax，逐行看差在哪里。")
 
 

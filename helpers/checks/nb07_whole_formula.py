@@ -44,7 +44,7 @@ def check_five_steps(fn) -> CheckResult:
         Case("分数很大、各行相差很远", (X4, *W4), H.self_attention(X4, *W4).output,
              "取指数之前减去每一行自己的最大值：减整个矩阵的最大值会让远低于它的行下溢成 0/0，不减则会溢出。"),
     ]
-    return run_check("check_five_steps", fn, cases, atol=1e-8, rtol=1e-6)
+    return run_diagnosed("check_five_steps", fn, cases, numpy_only=True, atol=1e-8, rtol=1e-6)
 
 
 @float_safe
@@ -60,7 +60,7 @@ def check_qkv_parameter_count(fn) -> CheckResult:
         Case("d_model=4096，d_k=d_v=128", (4096, 128, 128), H.shapes.qkv_parameter_count(4096, 128, 128),
              "参数个数与 token 个数 T 无关。"),
     ]
-    return run_check("check_qkv_parameter_count", fn, cases, atol=0.0, rtol=0.0)
+    return run_check("check_qkv_parameter_count", fn, cases, atol=0.0, rtol=0.0, result_type=int)
 
 
 def _padded_ref(Q, K, V, key_valid):
@@ -98,7 +98,7 @@ def check_key_padding_attention(fn) -> CheckResult:
         Case("填充不在末尾、T_q=2 不等于 T_kv=5", (Q6, K, V, mid), _padded_ref(Q6, K, V, mid),
              "掩码作用在键（列）上，不是查询（行）上；形状应为 (T_q, d_v)。"),
     ]
-    return run_check("check_key_padding_attention", fn, cases, atol=1e-8, rtol=1e-6,
+    return run_diagnosed("check_key_padding_attention", fn, cases, numpy_only=True, atol=1e-8, rtol=1e-6,
                      general_hint="key_valid 为 False 的键：它的分数在 softmax 之前该变成什么？")
 
 

@@ -11,10 +11,12 @@ import numpy as np
 import helpers as H
 
 from .core import FAIL, Case, CheckResult, float_safe, run_check, signature_problem
+from .diagnose import run_diagnosed
 
 __all__ = ["check_worked_example_row", "check_causal_worked_example"]
 
 
+_ATTENTION_HELPERS = frozenset({"scaled_dot_product_attention", "self_attention", "multi_head_self_attention", "softmax"})
 _WEIGHT_HINT = (
     "对第 r 个查询：分数是它与四个键的点积，除以 √2（d_k = 2），取指数后除以四个指数之和。"
     "保持全精度（keep full precision）：先把缩放后的分数四舍五入到两位小数再取指数，正是书中得到 4.10 而不是 4.11 的原因。"
@@ -71,7 +73,9 @@ def check_worked_example_row(fn, row: int = 2) -> CheckResult:
         Case(f"A[{row}, :]，查询 {row} 的权重", (0,), ex["A"][r], _WEIGHT_HINT),
         Case(f"output[{row}, :]，第 {row} 行输出", (1,), ex["output"][r], _OUTPUT_HINT),
     ]
-    return run_check(f"check_worked_example_row(row={row})", part, cases, atol=1e-6, rtol=0.0)
+    # "用 numpy 当计算器（不调用 helpers 里的注意力函数）"
+    return run_diagnosed(f"check_worked_example_row(row={row})", part, cases, forbid=_ATTENTION_HELPERS, learner=fn,
+                         ask="用 numpy 当计算器亲手算", atol=1e-6, rtol=0.0, dtype_aware=False)
 
 
 def _reference() -> tuple[np.ndarray, np.ndarray]:
@@ -105,4 +109,4 @@ def check_causal_worked_example(fn) -> CheckResult:
         Case("因果掩码下的输出（4×2）", (1,), out,
              "输出的第 i 行是第 i 行权重对 V 的各行加权求和；用不舍入的权重。"),
     ]
-    return run_check("check_causal_worked_example", part, cases, atol=1e-4, rtol=0.0)
+    return run_check("check_causal_worked_example", part, cases, atol=1e-4, rtol=0.0, dtype_aware=False)

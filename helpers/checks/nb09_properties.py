@@ -75,7 +75,7 @@ def check_score_matrix_bytes(fn) -> CheckResult:
         Case("T = 4096, float16, batch 8, 32 heads", (4096, 2), 8 * 32 * 4096 * 4096 * 2, hint,
              {"batch": 8, "heads": 32}),
     ]
-    return run_check("check_score_matrix_bytes", fn, cases, atol=0.0, rtol=0.0)
+    return run_check("check_score_matrix_bytes", fn, cases, atol=0.0, rtol=0.0, result_type=int)
 
 
 @float_safe
@@ -87,7 +87,7 @@ def check_dependency_pattern(fn) -> CheckResult:
     for T, causal in [(1, False), (4, False), (1, True), (4, True), (6, True)]:
         D = np.array([[(j <= i) or not causal for j in range(T)] for i in range(T)])
         cases.append(Case(f"T = {T}, causal = {causal}", (T, causal), D, hint))
-    return run_check("check_dependency_pattern", fn, cases, atol=0.0, rtol=0.0)
+    return run_check("check_dependency_pattern", fn, cases, atol=0.0, rtol=0.0, result_type="bool array")
 
 
 # ---- 2.9 exercises that ask for something new (issue 20): a memory budget, stacked local attention ---------

@@ -45,7 +45,26 @@ def check_make_causal_mask(fn) -> CheckResult:
         Case("T = 4", (4,), _reference_mask(4), _MASK_HINT),
         Case("T = 7", (7,), _reference_mask(7), _MASK_HINT),
     ]
-    return run_check("check_make_causal_mask", fn, cases, atol=0.0, rtol=0.0, general_hint=_MASK_HINT)
+    return run_diagnosed("check_make_causal_mask", fn, cases, wrong=_MASK_WRONG, atol=0.0, rtol=0.0, general_hint=_MASK_HINT)
+
+
+def _strict_upper(T: int, k: int = 1) -> np.ndarray:
+    return np.triu(np.ones((T, T), dtype=bool), k)
+
+
+# The classic ways to build the additive mask wrongly, each named before a case's generic hint.
+_MASK_WRONG = [
+    Wrong("在浮点数里 0 × (−∞) 是 NaN，不是 0：用一个 0/1 矩阵去乘 −∞，对角线及以下本该是 0 的位置全变成了 NaN。"
+          "要把未来的位置直接设成 −∞，其余位置保持 0。", lambda T: np.where(_strict_upper(T), -np.inf, np.nan)),
+    Wrong("对角线也被挡住了（错了一位）：每个 token 必须看得见自己，只有键在查询之后（j > i）才是 −∞。",
+          lambda T: np.where(_strict_upper(T, 0), -np.inf, 0.0)),
+    Wrong("方向反了：挡住的是过去（对角线以下），要挡的是未来（对角线以上，j > i）。",
+          lambda T: np.where(_strict_upper(T).T, -np.inf, 0.0)),
+    Wrong("用了一个很大的有限负数：这里要真正的负无穷，exp(−∞) 才恰好是 0。",
+          lambda T: np.where(_strict_upper(T), -1e9, 0.0)),
+    Wrong("这是一个布尔（或 0/1）的“允许”矩阵：这里要的是加到分数上的加性掩码，允许的位置是 0，未来是 −∞。",
+          lambda T: ~_strict_upper(T)),
+]
 
 
 def _reference_causal(Q, K, V) -> np.ndarray:
@@ -207,7 +226,7 @@ def check_left_padded_causal_mask(fn) -> CheckResult:
         Case("T = 7，n_pad = 3", (7, 3), _reference_left_padded(7, 3), hint),
         Case("全是填充（T = 3，n_pad = 3）", (3, 3), _reference_left_padded(3, 3), hint),
     ]
-    return run_check("check_left_padded_causal_mask", fn, cases, atol=0.0, rtol=0.0)
+    return run_check("check_left_padded_causal_mask", fn, cases, atol=0.0, rtol=0.0, result_type="bool array")
 
 
 # ---- 2.10 exercise that asks for something new (issue 20): the causal mask of a decoding step ---------------

@@ -17,7 +17,7 @@ import weakref
 
 import numpy as np
 
-from .core import FAIL, PASS, TODO, CheckResult, lenient_softmax, signature_problem
+from .core import FAIL, PASS, TODO, CheckResult, describe_value, exception_text, lenient_softmax, signature_problem
 
 __all__ = ["check_attention_test"]
 
@@ -86,32 +86,52 @@ _BROKEN = {
 }
 
 
-def _verdict(my_test, attn_fn) -> tuple[bool, str]:
-    """(accepted, note): did ``my_test`` accept ``attn_fn``? False/AssertionError/any exception = rejected."""
+def _verdict(my_test, attn_fn) -> tuple[str, str]:
+    """(outcome, note) of ``my_test(attn_fn)``; never raises but NotImplementedError (and BaseException).
+
+    outcome: "accept" (True), "reject" (False, AssertionError or any other exception; note = its text),
+    "none" (returned None: an assert-style test that let it through) or "bad" (returned something that
+    is not a verdict; note = what it was).
+    """
     try:
         with np.errstate(all="ignore"):
             out = my_test(attn_fn)
     except AssertionError:
-        return False, ""
+        return "reject", ""
     except NotImplementedError:
         raise
     except Exception as exc:  # noqa: BLE001 - the learner's test may fail in any way
-        return False, f"{type(exc).__name__}: {exc}"
-    return (out is None or bool(out)), ""
+        return "reject", exception_text(exc)
+    if out is None:
+        return "none", ""
+    if isinstance(out, (bool, np.bool_)):
+        return ("accept" if out else "reject"), ""
+    return "bad", describe_value(out)
+
+
+def _no_verdict(name: str, n: int, what: str, elementwise: bool) -> CheckResult:
+    msg = (f"{FAIL} {name}：你的测试应返回一个真假值（True 或 False），或者用 assert 拒绝；它返回的却是 {what}。"
+           + ("\n   提示：逐元素的比较得到的是一个数组，不是一个结论：把它汇总成一个真假值（全部成立才算通过）。"
+              if elementwise else "\n   提示：想清楚这个测试要回答的是一个是非题：被测的实现对不对？"))
+    print(msg)
+    return CheckResult(name, False, n, 0, msg)
 
 
 def check_attention_test(my_test) -> CheckResult:
     """Check a learner's test ``my_test(attn_fn) -> bool`` of causal self-attention.
 
     ``attn_fn(X)`` takes X of shape (T, d) (any T >= 1, d >= 1) and returns (T, d); its weights
-    are fixed and hidden. The test returns True (or None) to accept, False or raises
-    ``AssertionError`` to reject. A good test accepts the correct implementation and rejects
+    are fixed and hidden. The test returns True (or None after its asserts pass) to accept, False or
+    raises ``AssertionError`` to reject. A good test accepts the correct implementation and rejects
     all the broken ones (mask off by one, no mask, mask after softmax, wrong softmax axis,
-    position-dependent bias). Prints which ones slip through, never how to catch them.
+    position-dependent bias). Prints which ones slip through, never how to catch them. A test that
+    returns something else (an elementwise array, a string, a dict) or never decides anything (no
+    ``return``, no assert) fails with a message that says so; one that rejects the correct causal
+    attention but accepts attention without a mask is told it tests a property causal attention lacks.
     """
     name = "check_attention_test"
     if not callable(my_test):
-        msg = f"{FAIL} {name}：需要传入测试函数本身（不要加括号调用它），收到的是 {type(my_test).__name__}。"
+        msg = f"{FAIL} {name}：需要传入测试函数本身（不要加括号调用它），收到的是 {describe_value(my_test)}。"
         print(msg)
         return CheckResult(name, False, 1 + len(_BROKEN), 0, msg)
     n = 1 + len(_BROKEN)
@@ -122,19 +142,37 @@ def check_attention_test(my_test) -> CheckResult:
         print(msg)
         return CheckResult(name, False, n, 0, msg)
     try:
-        ok, note = _verdict(my_test, _make_impl("correct"))
-        if not ok:
+        first, note = _verdict(my_test, _make_impl("correct"))
+        if first == "bad":
+            return _no_verdict(name, n, note, elementwise=note.startswith("dtype"))
+        if first == "reject":
+            unmasked, _ = _verdict(my_test, _make_impl("no mask"))
+            if unmasked in ("accept", "none"):
+                hint = ("\n   提示：你的测试拒绝了正确的因果注意力，却接受了没有掩码的注意力：它检验的性质属于没有掩码的自注意力"
+                        "（例如对整个序列的排列等变：打乱输入，输出跟着同样打乱）。因果掩码按位置挡住未来，打乱顺序后"
+                        "每个词能看见的词变了，所以因果注意力本来就不满足它。换一条因果注意力真正具有的性质来检验。")
+            else:
+                hint = ("\n   提示：浮点数结果一般用 np.allclose 比较。只有在输入形状不变（序列长度 T 相同，只改后面的词）时，"
+                        "前面各行才能要求逐位相等；把序列截短后再比，长度不同，矩阵乘法和求和的计算路径可能不同，"
+                        "最后几位会有舍入差异。")
             msg = (f"{FAIL} {name}：你的测试拒绝了一个**正确**的因果自注意力" + (f"（测试自己出错：{note}）" if note else "")
-                   + "。\n   提示：浮点数结果一般用 np.allclose 比较。只有在输入形状不变（序列长度 T 相同，只改后面的词）时，"
-                   "前面各行才能要求逐位相等；把序列截短后再比，长度不同，矩阵乘法和求和的计算路径可能不同，"
-                   "最后几位会有舍入差异。")
+                   + "。" + hint)
             print(msg)
             return CheckResult(name, False, n, 0, msg)
         # The broken ones, and the correct one once more, in an unpredictable order: a test that
         # accepts by call count ("the first one is the correct one") is caught; verdicts do not depend on it.
         kinds = list(_BROKEN) + ["correct"]
         random.SystemRandom().shuffle(kinds)
-        accepted = {kind: _verdict(my_test, _make_impl(kind))[0] for kind in kinds}
+        outcomes = {kind: _verdict(my_test, _make_impl(kind)) for kind in kinds}
+        bad = [note for outcome, note in outcomes.values() if outcome == "bad"]
+        if bad:
+            return _no_verdict(name, n, bad[0], elementwise=bad[0].startswith("dtype"))
+        if first == "none" and all(outcome == "none" for outcome, _ in outcomes.values()):
+            msg = (f"{FAIL} {name}：你的测试对每一个实现都既没有返回 True/False，也没有用 assert 拒绝任何一个"
+                   "（是不是忘了写 `return`？）。它什么也没有检验。")
+            print(msg)
+            return CheckResult(name, False, n, 0, msg)
+        accepted = {kind: outcome in ("accept", "none") for kind, (outcome, _) in outcomes.items()}
         if not accepted["correct"]:
             msg = (f"{FAIL} {name}：你的测试对同一个**正确**的实现先接受、后拒绝：它的结论不能取决于调用的次数或顺序。"
                    "\n   提示：测试里的随机数要用固定种子，也不要在多次调用之间保存状态。")

@@ -45,31 +45,46 @@ def _loaded_globals(code) -> set[str]:
     return names
 
 
-def helpers_references(fn, _seen=None) -> list[str]:
+def helpers_references(fn, _seen=None, only=None) -> list[str]:
     """Names through which ``fn`` (or a function it calls) reaches ``helpers``; [] if none found.
 
     A static scan: the global names its code loads (and its nested functions'), its closure
     cells, its default arguments; the learner's own functions found this way are scanned too.
+    With ``only`` (a set of function names: "without helper X"), only helpers functions of those
+    names count; a reference to the package itself (``H``) is left to :func:`helpers_tripwire`.
+    Never raises: an object too odd to inspect is skipped (the tripwire still watches it run).
     """
-    seen = set() if _seen is None else _seen
+    try:
+        return _references(fn, set() if _seen is None else _seen, None if only is None else frozenset(only))
+    except Exception:
+        return []
+
+
+def _counts(obj, only) -> bool:
+    if not _is_helpers(obj):
+        return False
+    return only is None or (inspect.isfunction(obj) and obj.__name__ in only)
+
+
+def _references(fn, seen: set, only) -> list[str]:
     if id(fn) in seen:
         return []
     seen.add(id(fn))
     if _is_helpers(fn):
-        return [getattr(fn, "__name__", repr(fn))]
+        return [getattr(fn, "__name__", repr(fn))] if _counts(fn, only) else []
     if isinstance(fn, functools.partial):
-        found = helpers_references(fn.func, seen)
+        found = _references(fn.func, seen, only)
         for v in list(fn.args) + list(fn.keywords.values()):
-            found += helpers_references(v, seen)
+            found += _references(v, seen, only)
         return found
     if inspect.ismethod(fn):
-        return helpers_references(fn.__func__, seen) + helpers_references(fn.__self__, seen)
+        return _references(fn.__func__, seen, only) + _references(fn.__self__, seen, only)
     if isinstance(fn, types.ModuleType):
         return []
     if not inspect.isfunction(fn):
         call = getattr(type(fn), "__call__", None)
         if callable(fn) and inspect.isfunction(call) and not _is_helpers(type(fn)):
-            return helpers_references(call, seen)
+            return _references(call, seen, only)
         return []
     found = []
     code, g = fn.__code__, fn.__globals__
@@ -77,11 +92,11 @@ def helpers_references(fn, _seen=None) -> list[str]:
     builtins_ns = vars(builtins_ns) if isinstance(builtins_ns, types.ModuleType) else builtins_ns
     refs = []
     for name in sorted(_loaded_globals(code)):
-        if name in _FORBIDDEN_NAMES and (name not in g or name in ("helpers",)):
+        if only is None and name in _FORBIDDEN_NAMES and (name not in g or name in ("helpers",)):
             found.append(name)
         if name in g:
             refs.append((name, g[name]))
-        elif name in builtins_ns and name in _FORBIDDEN_NAMES:
+        elif only is None and name in builtins_ns and name in _FORBIDDEN_NAMES:
             found.append(name)
     for cell in fn.__closure__ or ():
         try:
@@ -92,8 +107,9 @@ def helpers_references(fn, _seen=None) -> list[str]:
         refs.append(("(default)", v))
     for name, obj in refs:
         if _is_helpers(obj):
-            found.append(name if name[0] != "(" else getattr(obj, "__name__", name))
-        elif obj is sys:
+            if _counts(obj, only):
+                found.append(name if name[0] != "(" else getattr(obj, "__name__", name))
+        elif obj is sys and only is None:
             found.append("sys")
         elif isinstance(obj, (dict, list, tuple, set, frozenset)) and id(obj) not in seen and len(obj) < 10_000:
             seen.add(id(obj))
@@ -101,22 +117,31 @@ def helpers_references(fn, _seen=None) -> list[str]:
             refs.extend((name, v) for v in items if not isinstance(v, (int, float, str, bytes, np.ndarray)))
         elif inspect.isfunction(obj) or isinstance(obj, functools.partial) or inspect.ismethod(obj):
             if not (getattr(obj, "__module__", "") or "").startswith(("numpy", "math")):
-                found += helpers_references(obj, seen)
+                found += _references(obj, seen, only)
     return sorted(set(found))
 
 
 @contextmanager
-def helpers_tripwire(calls: list):
-    """Wrap every function of every loaded helpers module (except the checks) so a call is recorded."""
-    patched = []
+def helpers_tripwire(calls: list, only=None):
+    """Wrap every function of every loaded helpers module (except the checks) so a call is recorded.
+
+    Only the learner's own calls count, not the calls one helper makes to another: with ``only`` (a set
+    of function names, "without helper X"), an allowed helper that uses X internally is not refused.
+    """
+    patched, depth = [], [0]
     for modname, mod in list(sys.modules.items()):
         if mod is None or not (modname == "helpers" or modname.startswith("helpers.")) or modname.startswith("helpers.checks"):
             continue
         for attr, value in list(vars(mod).items()):
             if inspect.isfunction(value) and _is_helpers(value):
                 def wrapper(*a, __f=value, **kw):
-                    calls.append(__f.__name__)
-                    return __f(*a, **kw)
+                    if depth[0] == 0 and (only is None or __f.__name__ in only):
+                        calls.append(__f.__name__)
+                    depth[0] += 1
+                    try:
+                        return __f(*a, **kw)
+                    finally:
+                        depth[0] -= 1
                 patched.append((mod, attr, value))
                 setattr(mod, attr, wrapper)
     try:
