@@ -227,7 +227,8 @@ def errata_headline(summary: ErrataSummary | None = None) -> str:
         f"{sl.name} printed {', '.join(sl.printed)} should be {', '.join(sl.correct)}" for sl in s.slips)
     ints = "all exact" if s.integers_wrong == 0 else f"{s.integers_wrong} of them wrong"
     return (
-        f"Of the {s.distinct} distinct rounded values the example prints, {s.wrong} are genuine slips ({slips}); "
+        f"The example has {len(s.slips)} slips ({s.wrong} printed values): {slips}. "
+        f"Of the {s.distinct} distinct rounded values it prints, {s.wrong} are those slips, "
         f"{s.drift} more differ from the exact result only by rounding drift carried from rounded "
         f"intermediates, {s.inherited} inherit a slip, and {s.exact} are right. The integer results Q, K, V, S "
         f"({s.integers} printed entries, restatements included) are {ints}. A number counts as wrong only "
