@@ -41,7 +41,7 @@ def check_distance_bias_attention(fn) -> CheckResult:
         Case("slope = 0.5", (Q1, K1, V1, 0.5), _reference(Q1, K1, V1, 0.5),
              "偏置加在 softmax 之前的分数上，而且是减去：离得越远（|i−j| 越大）分数越低。"
              "偏置只看位置差，与 i、j 谁大谁小无关。"),
-        Case("T = 6、d_v = 3、slope = 1.5", (Q2, K2, V2, 1.5), _reference(Q2, K2, V2, 1.5),
+        Case("T = 6，d_v = 3，slope = 1.5", (Q2, K2, V2, 1.5), _reference(Q2, K2, V2, 1.5),
              "检查距离矩阵的形状是 (T, T)，第 i 行第 j 列是 |i−j|；缩放只作用在点积上，不作用在偏置上。"),
         Case("分数很大（数值稳定性）", (Q3, K3, V3, 0.3), _reference(Q3, K3, V3, 0.3),
              "先减去每一行自己的最大值再取指数，避免溢出。"),
