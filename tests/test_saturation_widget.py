@@ -102,6 +102,8 @@ def test_small_multiples_draw():
 
     fig = small_multiples((16, 1024), T=8)
     assert len(fig.axes) == 4 and fig.get_figwidth() <= 9
+    # the lower row shows the weights of the scaled scores, not "weight / sqrt(d_k)" (issue 20)
+    assert "scores" in fig.axes[2].get_ylabel() and "scores" in fig.axes[0].get_ylabel()
     assert min(size for _, size in displayed_text_sizes(fig)) >= MIN_FONT_PT
     plt.close(fig)
 

@@ -1,13 +1,19 @@
 """Softmax saturation (chapter 2.5): the measured experiments.
 
 - :func:`saturation_rates` — P(largest weight > 0.99), median largest weight and
-  median ``||J||_F`` against d_k, unscaled and scaled, over many seeds;
+  median ``||J||_F`` against d_k, unscaled and scaled, over the explorer's seeds;
+- :func:`draw_scores` — the scores of one query against T keys drawn from their exact
+  distribution without drawing the vectors (given q, the T scores ``q . k_j`` are i.i.d.
+  ``N(0, ||q||^2)``, and ``||q||^2`` is chi-square with d_k degrees of freedom): cost
+  independent of d_k, so many draws fit in a classroom kernel's time;
+- :func:`sampled_saturation_rates` — P(largest weight > 0.99) from :func:`draw_scores`,
+  precise enough (20 000 draws: standard error ~0.003) to see small differences;
 - :func:`saturation_table` — the chapter's d_k table with measured columns;
 - :func:`query_loss_and_grad`, :func:`train_query`, :func:`learning_trials` — a
   tiny learning problem that shows the gradient vanish without the scaling.
 
-Pure functions (arrays in, arrays out); big Monte Carlo temporaries are built in
-chunks so a classroom kernel stays small.
+Pure functions (arrays in, arrays out); every Monte Carlo temporary is (draws, T), whatever d_k,
+so a classroom kernel stays small.
 """
 
 from __future__ import annotations
@@ -18,12 +24,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..._validate import as_real_array, check_positive_int
-from .view import (DEFAULT_T, SATURATED, bank_summary, check_d_k, check_seed, jacobian_norm,
-                              score_bank)
-from ...core.softmax import entropy, softmax
+from .view import (DEFAULT_T, SATURATED, bank_summary, check_d_k, check_inv_temp, check_seed, jacobian_norm,
+                   score_bank)
+from ...core.softmax import entropy, softmax, softmax_of_checked
 
-__all__ = ["saturation_rates", "saturation_table", "TrainingRun", "query_loss_and_grad", "train_query",
-           "learning_trials"]
+__all__ = ["saturation_rates", "draw_scores", "sampled_saturation_rates", "saturation_table", "TrainingRun",
+           "query_loss_and_grad", "train_query", "learning_trials"]
 
 
 def saturation_rates(d_ks=(8, 32, 128, 512), inv_temp: float = 1.0, n_seeds: int = 300, T: int = DEFAULT_T) -> dict:
@@ -47,23 +53,77 @@ def saturation_rates(d_ks=(8, 32, 128, 512), inv_temp: float = 1.0, n_seeds: int
     for mode in ("unscaled", "scaled"):
         p = summary.frac_saturated[mode]
         out[f"frac_saturated_{mode}"] = p
-        out[f"stderr_{mode}"] = np.sqrt(p * (1 - p) / n_seeds)
+        out[f"stderr_{mode}"] = _binomial_se(p, n_seeds)
         out[f"median_max_weight_{mode}"] = summary.median_max_weight[mode]
         out[f"median_jacobian_norm_{mode}"] = summary.median_jacobian_norm[mode]
     return out
 
 
-_CHUNK_FLOATS = 1 << 20
+def draw_scores(rng: np.random.Generator, n: int, T: int, d_k: int) -> tuple[np.ndarray, np.ndarray]:
+    """Raw scores ``K q`` of ``n`` independent draws (query and T keys with i.i.d. N(0, 1) components).
+
+    Exact in distribution without drawing the vectors: given q, each ``q . k_j`` is a sum of
+    d_k independent ``N(0, q_i^2)`` terms, i.e. ``N(0, ||q||^2)``, independently over j; and
+    ``||q||^2`` is chi-square with d_k degrees of freedom. So ``scores = ||q|| * z`` with
+    ``z ~ N(0, I_T)``. (``tests/test_saturation_experiment.py`` compares it with direct draws.)
+
+    Returns
+    -------
+    scores : numpy.ndarray, shape (n, T)
+    q_norm : numpy.ndarray, shape (n,)
+        ``||q||`` of each draw; the scaled scores of a draw are ``(||q|| / sqrt(d_k)) * z``.
+    """
+    q_norm = np.sqrt(rng.chisquare(d_k, size=n))
+    return q_norm[:, None] * rng.standard_normal((n, T)), q_norm
 
 
-def saturation_table(d_ks=(16, 64, 256, 1024), T: int = DEFAULT_T, n_trials: int = 200, seed: int = 0,
-                     chunk: int = 50) -> list[dict]:
+def _binomial_se(p: np.ndarray, n: int) -> np.ndarray:
+    return np.sqrt(p * (1 - p) / n)
+
+
+def sampled_saturation_rates(d_ks=(8, 32, 128, 512), inv_temp: float = 1.0, n_draws: int = 20_000,
+                             T: int = DEFAULT_T, seed: int = 0) -> dict:
+    """P(largest weight > 0.99) against d_k, unscaled and scaled, over ``n_draws`` draws per d_k.
+
+    Each d_k gets its own independent draws (:func:`draw_scores`); unscaled and scaled use the
+    same draws. Vectorised over the draws: the cost does not grow with d_k.
+
+    Returns
+    -------
+    dict
+        ``d_ks`` (tuple), ``n_draws``, ``inv_temp``; for ``mode`` in ``("unscaled", "scaled")``:
+        ``frac_saturated_<mode>`` and ``stderr_<mode>`` (binomial standard error
+        sqrt(p (1 - p) / n_draws)), arrays of shape (len(d_ks),); ``spread`` (n_draws, len(d_ks)),
+        each draw's ``||q|| / sqrt(d_k)`` (the factor that multiplies its scaled scores: an inverse
+        temperature of the query's own), and ``saturated_scaled`` (n_draws, len(d_ks)) bool.
+    """
+    d_ks = tuple(check_d_k(d) for d in d_ks)
+    inv_temp = check_inv_temp(inv_temp)
+    n_draws = check_positive_int("n_draws", n_draws)
+    T = check_positive_int("T", T)
+    rng = np.random.default_rng(check_seed(seed))
+    spread = np.empty((n_draws, len(d_ks)))
+    sat = {mode: np.empty((n_draws, len(d_ks)), dtype=bool) for mode in ("unscaled", "scaled")}
+    for i, d_k in enumerate(d_ks):
+        raw, q_norm = draw_scores(rng, n_draws, T, d_k)
+        spread[:, i] = q_norm / math.sqrt(d_k)
+        for mode, factor in (("unscaled", inv_temp), ("scaled", inv_temp / math.sqrt(d_k))):
+            sat[mode][:, i] = softmax_of_checked(factor * raw).max(axis=-1) > SATURATED
+    out = {"d_ks": d_ks, "n_draws": n_draws, "inv_temp": inv_temp, "spread": spread, "saturated_scaled": sat["scaled"]}
+    for mode in ("unscaled", "scaled"):
+        p = sat[mode].mean(axis=0)
+        out[f"frac_saturated_{mode}"] = p
+        out[f"stderr_{mode}"] = _binomial_se(p, n_draws)
+    return out
+
+
+def saturation_table(d_ks=(16, 64, 256, 1024), T: int = DEFAULT_T, n_trials: int = 200, seed: int = 0) -> list[dict]:
     """Measure how saturated softmax is, unscaled vs scaled, for several d_k.
 
-    For each ``d_k``, draw ``n_trials`` independent (query, T keys) samples with
-    i.i.d. N(0, 1) components (chunks of <= ``chunk`` trials and ~1M key floats, float32) and
-    summarise the largest weight, the entropy and ``||J||_F`` — once for the raw
-    scores and once divided by ``sqrt(d_k)`` (same samples).
+    For each ``d_k``, ``n_trials`` independent (query, T keys) samples with i.i.d. N(0, 1)
+    components (their scores drawn exactly by :func:`draw_scores`, so a learner's T = 4096,
+    d_k = 1024 costs no more than d_k = 16); summarise the largest weight, the entropy and
+    ``||J||_F`` — once for the raw scores and once divided by ``sqrt(d_k)`` (same samples).
 
     Returns
     -------
@@ -76,21 +136,11 @@ def saturation_table(d_ks=(16, 64, 256, 1024), T: int = DEFAULT_T, n_trials: int
     """
     T = check_positive_int("T", T)
     n_trials = check_positive_int("n_trials", n_trials)
-    chunk = check_positive_int("chunk", chunk)
     rng = np.random.default_rng(check_seed(seed))
     rows = []
     for d_k in d_ks:
         d_k = check_d_k(d_k)
-        parts = []
-        # at most ~1M floats of keys per chunk (4 MiB float32), also for a learner's T = 4096, d_k = 1024
-        step = max(1, min(chunk, _CHUNK_FLOATS // (T * d_k)))
-        for start in range(0, n_trials, step):
-            n = min(step, n_trials - start)
-            q = rng.standard_normal((n, d_k), dtype=np.float32)
-            K = rng.standard_normal((n, T, d_k), dtype=np.float32)
-            parts.append(np.einsum("ntd,nd->nt", K, q).astype(float))
-            del q, K
-        raw = np.concatenate(parts)  # (n_trials, T)
+        raw, _ = draw_scores(rng, n_trials, T, d_k)  # (n_trials, T)
         row = {"d_k": d_k, "std_theory": math.sqrt(d_k), "std_raw": float(raw.std())}
         for tag, s in (("raw", raw), ("scaled", raw / math.sqrt(d_k))):
             a = softmax(s)
@@ -128,6 +178,11 @@ def _check_problem(q, K, V, target):
     q = as_real_array("q", q, min_ndim=1, expected="(..., d_k)")
     K = as_real_array("K", K, min_ndim=2, expected="(..., T, d_k)")
     V = as_real_array("V", V, min_ndim=2, expected="(..., T, d_v) or (T, d_v)")
+    return _check_fit(q, K, V, target)
+
+
+def _check_fit(q, K, V, target):
+    """Shapes and target of already-checked arrays; returns ``q, K, V, target (batch shape), batch``."""
     batch = K.shape[:-2]
     if q.shape != batch + K.shape[-1:] or V.shape[-2] != K.shape[-2] or V.shape[:-2] not in ((), batch):
         raise ValueError(f"shapes do not fit: q {q.shape} (..., d_k), K {K.shape} (..., T, d_k), "
@@ -141,11 +196,11 @@ def _check_problem(q, K, V, target):
 
 
 def query_loss_and_grad(q, K, V, target, scaled: bool):
-    """Loss ``0.5 * ||softmax(c K q) V - V[target]||^2`` and its gradient in q.
+    """Loss ``0.5 * ||softmax(c q K^T) V - V[target]||^2`` and its gradient in q (q a row vector).
 
-    ``c = 1/sqrt(d_k)`` if ``scaled`` else 1. With ``a = softmax(s)``, ``s = c K q``,
-    ``g = a V - V[target]``: ``dL/da = V g``, ``dL/ds = J (V g) = a * (V g - a . V g)``,
-    ``dL/dq = c K^T dL/ds``. Leading batch dimensions run many problems at once.
+    ``c = 1/sqrt(d_k)`` if ``scaled`` else 1. With ``s = c q K^T``, ``a = softmax(s)``,
+    ``g = a V - V[target]`` (rows): ``dL/da = g V^T``, ``dL/ds = (dL/da) J = a * (dL/da - (dL/da) . a)``
+    (J is symmetric), ``dL/dq = c (dL/ds) K``. Leading batch dimensions run many problems at once.
 
     Returns
     -------
@@ -154,16 +209,25 @@ def query_loss_and_grad(q, K, V, target, scaled: bool):
     weights : numpy.ndarray, shape (..., T)
     """
     q, K, V, t, batch = _check_problem(q, K, V, target)
-    c = 1.0 / math.sqrt(K.shape[-1]) if scaled else 1.0
-    a = softmax(c * np.einsum("...td,...d->...t", K, q))
     Vb = np.broadcast_to(V, batch + V.shape[-2:])
     v_t = np.take_along_axis(Vb, t[..., None, None], axis=-2)[..., 0, :]
-    g = np.einsum("...t,...tv->...v", a, Vb) - v_t
-    loss = 0.5 * np.sum(g * g, axis=-1)
-    u = np.einsum("...tv,...v->...t", Vb, g)
-    ds = a * (u - np.sum(a * u, axis=-1, keepdims=True))  # J u  (J is symmetric)
-    grad = c * np.einsum("...td,...t->...d", K, ds)
+    loss, grad, a = _loss_and_grad(q, K, Vb, v_t, _scale(K, scaled))
     return (float(loss) if not batch else loss), grad, a
+
+
+def _scale(K: np.ndarray, scaled: bool) -> float:
+    return 1.0 / math.sqrt(K.shape[-1]) if scaled else 1.0
+
+
+def _loss_and_grad(q, K, Vb, v_t, c):
+    """:func:`query_loss_and_grad` on checked arrays (Vb broadcast to the batch, v_t the target rows)."""
+    s = c * (q[..., None, :] @ np.swapaxes(K, -1, -2))[..., 0, :]       # (..., T)
+    a = softmax_of_checked(s)
+    g = (a[..., None, :] @ Vb)[..., 0, :] - v_t                         # (..., d_v)
+    u = (g[..., None, :] @ np.swapaxes(Vb, -1, -2))[..., 0, :]          # dL/da, (..., T)
+    ds = a * (u - np.sum(a * u, axis=-1, keepdims=True))                # (dL/da) J
+    grad = c * (ds[..., None, :] @ K)[..., 0, :]                        # (..., d_k)
+    return 0.5 * np.sum(g * g, axis=-1), grad, a
 
 
 def train_query(K, V, target, scaled: bool, *, lr: float = 0.5, steps: int = 200, q0=None) -> TrainingRun:
@@ -185,17 +249,31 @@ def train_query(K, V, target, scaled: bool, *, lr: float = 0.5, steps: int = 200
     steps = check_positive_int("steps", steps)
     shape = K.shape[:-2] + K.shape[-1:]
     q = np.zeros(shape) if q0 is None else as_real_array("q0", q0, min_ndim=1, expected="(..., d_k)").astype(float)
-    t = np.broadcast_to(np.asarray(target), K.shape[:-2])
+    V = as_real_array("V", V, min_ndim=2, expected="(..., T, d_v) or (T, d_v)")
+    q, K, V, t, batch = _check_fit(q, K, V, target)   # every input checked once; the loop runs unchecked
+    Vb = np.broadcast_to(V, batch + V.shape[-2:])
+    v_t = np.take_along_axis(Vb, t[..., None, None], axis=-2)[..., 0, :]
+    c = _scale(K, scaled)
+    # Every step moves q by a combination of the key rows (dL/dq = c (dL/ds) K), so q = q0 + gamma K
+    # for a gamma of length T, and the loop runs in those T numbers: s = c q0 K^T + c gamma (K K^T),
+    # ||dL/dq|| = c sqrt(ds (K K^T) ds^T). The same iterates as stepping q itself, at a cost that
+    # does not grow with d_k (tests/test_saturation_experiment.py compares both).
+    s0 = c * (q[..., None, :] @ np.swapaxes(K, -1, -2))[..., 0, :]       # (..., T)
+    G = K @ np.swapaxes(K, -1, -2)                                      # (..., T, T), symmetric
+    gamma = np.zeros(s0.shape)
     losses, norms, tw = [], [], []
-    for _ in range(steps):
-        loss, grad, a = query_loss_and_grad(q, K, V, target, scaled)
-        losses.append(loss)
+    for step in range(steps + 1):
+        a = softmax_of_checked(s0 + c * (gamma[..., None, :] @ G)[..., 0, :])
+        g = (a[..., None, :] @ Vb)[..., 0, :] - v_t                     # o - v_t, (..., d_v)
+        losses.append(0.5 * np.sum(g * g, axis=-1))
         tw.append(np.take_along_axis(a, t[..., None], axis=-1)[..., 0])
-        norms.append(np.linalg.norm(grad, axis=-1))
-        q = q - lr * grad
-    loss, _, a = query_loss_and_grad(q, K, V, target, scaled)
-    losses.append(loss)
-    tw.append(np.take_along_axis(a, t[..., None], axis=-1)[..., 0])
+        if step == steps:
+            break
+        u = (g[..., None, :] @ np.swapaxes(Vb, -1, -2))[..., 0, :]      # dL/da
+        ds = a * (u - np.sum(a * u, axis=-1, keepdims=True))            # dL/ds = (dL/da) J
+        norms.append(c * np.sqrt(np.maximum(np.sum((ds[..., None, :] @ G)[..., 0, :] * ds, axis=-1), 0.0)))
+        gamma = gamma - lr * c * ds
+    q = q + (gamma[..., None, :] @ K)[..., 0, :]
     return TrainingRun(*(np.moveaxis(np.array(x, dtype=float), 0, -1) for x in (losses, norms, tw)), q)
 
 

@@ -386,7 +386,8 @@ def small_multiples(d_ks=(16, 64, 256, 1024), T: int = DEFAULT_T, seed: int = 0,
             ax.set_ylim(0, 1.05)
             ax.set_title((f"$d_k$={d_k}\n" if row == 0 else "") + f"max {mode.max_weight:.2f}")
             if col == 0:
-                ax.set_ylabel("weight\n" + ("unscaled" if row == 0 else r"$/\sqrt{d_k}$"))
+                # the weights of the unscaled scores, and of the scores divided by sqrt(d_k)
+                ax.set_ylabel("weight of\n" + ("unscaled scores" if row == 0 else r"scores $/\sqrt{d_k}$"))
             if row == 1:
                 ax.set_xlabel("key j")
     fig.tight_layout()
