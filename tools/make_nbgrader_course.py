@@ -71,12 +71,24 @@ CONFIG = '''\
 import os
 import sys
 import tempfile
+import warnings
 
 from nbgrader.api import MissingEntry
-from nbgrader.converters import Autograde
+from nbgrader.converters import Autograde, GenerateFeedback
+from nbconvert.preprocessors import Preprocessor
 from nbgrader.preprocessors import OverwriteCells
+from sqlalchemy.exc import SAWarning
+from traitlets import Bool
 
 c = get_config()  # noqa: F821  (nbgrader's config loader provides it)
+
+# nbgrader 0.9's gradebook builds a new submission's rows before it adds them to the session (it does,
+# two lines later: nbgrader/api.py, update_or_create_submission); SQLAlchemy 2 warns about the
+# reverse relationship in between. Only that warning, with its exact wording, is silenced.
+warnings.filterwarnings(
+    "ignore", category=SAWarning,
+    message=r"Object of type <Submitted(Assignment|Notebook)> not in session, add operation along "
+            r"'(Student|Assignment|Notebook)\\.submissions' will not proceed")
 
 # nbgrader runs the `alembic` command (its database migrations) from PATH; put this environment's
 # scripts first so `.venv/bin/nbgrader ...` works without activating the environment.
@@ -142,6 +154,23 @@ c.Autograde.sanitize_preprocessors = [
     OverwriteCellsKnowingHiddenTests if p is OverwriteCells else p
     for p in Autograde.class_traits()["sanitize_preprocessors"].default()
 ]
+
+class FigureAltText(Preprocessor):
+    """Give each figure of a feedback page a text alternative (nbconvert warns about every image without one)."""
+
+    enabled = Bool(True)
+
+    def preprocess_cell(self, cell, resources, cell_index):
+        for output in cell.get("outputs", []):
+            for mime in ("image/png", "image/jpeg"):
+                if mime in output.get("data", {{}}):
+                    shown = str(output["data"].get("text/plain", "")).strip("<>") or "a figure"
+                    output.setdefault("metadata", {{}}).setdefault(mime, {{}}).setdefault(
+                        "alt", f"{{shown}}, drawn by the code cell above")
+        return cell, resources
+
+
+c.GenerateFeedback.preprocessors = [*GenerateFeedback.class_traits()["preprocessors"].default(), FigureAltText]
 
 # On a JupyterHub with the exchange, the default exchange root is /srv/nbgrader/exchange; set
 # c.Exchange.root here if the hub uses another folder. A lab room without a hub needs no exchange.
