@@ -339,3 +339,16 @@ def test_the_feedback_is_the_self_checks_chinese_message(teacher):
             feedback = (course / "feedback" / student / TOOL.ASSIGNMENT / f"{name}.html").read_text(encoding="utf-8")
             first = shown.strip().split("\n")[0]
             assert html.escape(first, quote=False) in feedback, f"{student} {g.test_id}: feedback lacks {first!r}"
+
+
+def test_ci_installs_the_grading_extra_where_the_grading_tests_run():
+    """The newest-versions command installs nbgrader; the lowest-versions one, which does not, deselects its tests."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    newest = next(ln for ln in ci.splitlines() if ln.startswith("python3 -m venv .venv &&"))
+    lowest = next(ln for ln in ci.splitlines() if ln.startswith("python3 -m venv .venv-lowest"))
+    assert '".[test,grading]"' in newest and newest in readme
+    assert "grading" not in _load("lowest_constraints").EXTRAS and "-c constraints/lowest.txt" in lowest
+    assert '-m "not browser and not grading"' in lowest and lowest in readme
+    pyproject = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    assert re.search(r'^\s*"grading: ', pyproject, re.M), "the grading marker must be registered (--strict-markers)"
