@@ -46,6 +46,37 @@ def test_bad_arguments_are_named(kwargs, arg):
         _tool().nbgitpuller_link(hub, repo, **args)
 
 
+def test_flat_layout_opens_a_notebook_of_the_student_edition(tmp_path):
+    """A student edition pushed as its own repository has its notebooks at the top level."""
+    spec = importlib.util.spec_from_file_location("make_student_edition", ROOT / "tools" / "make_student_edition.py")
+    student = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(student)
+    edition = tmp_path / "ch02-student"
+    student.build(edition, [ROOT / "notebooks" / "02-10-causal-mask.ipynb"])
+    for ui, prefix in [("lab", "lab/tree/"), ("voila", "voila/render/")]:
+        link = _tool().nbgitpuller_link("https://hub.example.edu", "https://github.com/owner/ch02-student.git",
+                                        notebook="02-10-causal-mask.ipynb", ui=ui, layout="flat")
+        (urlpath,) = parse_qs(urlsplit(link).query)["urlpath"]
+        assert urlpath == prefix + "ch02-student/02-10-causal-mask.ipynb"
+        assert (tmp_path / urlpath.removeprefix(prefix)).is_file()
+
+
+@pytest.mark.parametrize("layout", ["repo", "flat"])
+def test_a_notebook_that_does_not_exist_is_refused(layout, capsys):
+    with pytest.raises(ValueError, match=r"'02-05-scaling\.ipynb' is not one of the series' notebooks"):
+        _tool().nbgitpuller_link("https://hub.example.edu", "https://github.com/owner/repo",
+                                 notebook="02-05-scaling.ipynb", layout=layout)
+    with pytest.raises(SystemExit):
+        _tool().main(["https://hub.example.edu", "https://github.com/owner/repo", "--notebook", "02-99-nope.ipynb",
+                      "--layout", layout])
+    assert "02-99-nope.ipynb" in capsys.readouterr().err
+
+
+def test_bad_layout_is_named():
+    with pytest.raises(ValueError, match="layout"):
+        _tool().nbgitpuller_link("https://hub.example.edu", "https://github.com/owner/repo", layout="nested")
+
+
 def test_default_link_opens_the_index():
     link = _tool().nbgitpuller_link("https://hub.example.edu", "https://github.com/owner/repo")
     assert parse_qs(urlsplit(link).query)["urlpath"] == ["lab/tree/repo/notebooks/02-00-index.ipynb"]

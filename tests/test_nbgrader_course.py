@@ -1,0 +1,354 @@
+"""The graded lab, tested as a teacher would use it (``tools/make_nbgrader_course.py``).
+
+Quick tests read the course the tool writes. The ``grading`` tests (marker ``grading``; they need
+the ``grading`` extra) build the course in a temporary folder, run ``nbgrader generate_assignment``,
+hand in three submissions -- everything solved (the instructor's source), nothing solved (the
+release as handed out) and a mix with three classic wrong answers made by editing the reference
+code (wrong axis, mask after softmax, missing scale) -- then ``nbgrader autograde`` and
+``nbgrader generate_feedback``, and check the scores part by part.
+"""
+
+from __future__ import annotations
+
+import ast
+import contextlib
+import html
+import importlib.util
+import io
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+CHECK_LINE = re.compile(r"^\s*check_\w+\(.*\);?\s*$")
+
+
+def _load(name: str):
+    spec = importlib.util.spec_from_file_location(name, ROOT / "tools" / f"{name}.py")
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules.setdefault(name, mod)              # dataclasses look their module up there
+    spec.loader.exec_module(mod)
+    return mod
+
+
+TOOL = _load("make_nbgrader_course")
+STUDENT = _load("make_student_edition")
+
+
+def _tags(cell) -> set[str]:
+    return set(cell.get("metadata", {}).get("tags", []))
+
+
+def _nbg(cell) -> dict:
+    return cell.get("metadata", {}).get("nbgrader", {})
+
+
+def _stdout(cell) -> str:
+    return "".join(o.get("text", "") for o in cell.get("outputs", []) if o.get("output_type") == "stream"
+                   and o.get("name") == "stdout")
+
+
+# --------------------------------------------------------------------------- quick: what the tool writes
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    course = tmp_path_factory.mktemp("course")
+    return course, TOOL.build(course)
+
+
+def test_the_lab_plan_is_graded(built):
+    """Each notebook of the lab gives graded parts with the manifest's points; the capstone parts get 3."""
+    course, graded = built
+    names = sorted(p.name for p in (course / "source" / TOOL.ASSIGNMENT).glob("*.ipynb"))
+    assert names == sorted(p.name for p, _, _ in TOOL.lab_notebooks())
+    assert (course / "nbgrader_config.py").exists()
+    plan = (ROOT / "docs" / "teaching" / "README.md").read_text(encoding="utf-8").split("### 实验课", 1)[1]
+    for prefix, select, points in TOOL.LAB:
+        parts = [g for g in graded if g.notebook == prefix]
+        assert parts and all(g.points == points for g in parts), (prefix, parts)
+        section = f"{int(prefix[:2])}.{int(prefix[3:])}"
+        assert section in plan.split("## ", 1)[0], f"the lab plan does not name {section}"
+    assert {g.points for g in graded if g.notebook == "02-12"} == {3}
+
+
+def test_graded_exercises_are_the_tagged_ones(built):
+    """transfer / bug-hunt: every graded exercise follows a markdown cell with that tag, and every such exercise is graded."""
+    _, graded = built
+    for path, select, _ in TOOL.lab_notebooks():
+        nb = nbformat.read(path, as_version=4)
+        cells = nb.cells
+        expected = set()
+        for k, cell in enumerate(cells):
+            if "exercise" not in _tags(cell):
+                continue
+            intro = next(c for c in reversed(cells[:k]) if c.cell_type == "markdown"
+                         and (_tags(c) & {"transfer", "bug-hunt"} or TOOL._EXERCISE_HEADING.search(c.source)))
+            if select == "all" or select in _tags(intro):
+                expected |= {n.name for n in ast.parse(cell.source).body if isinstance(n, ast.FunctionDef)}
+        got = {n for g in graded if g.notebook == path.name[:5] for n in g.names}
+        assert got == expected, f"{path.name}: graded {sorted(got)}, tagged {sorted(expected)}"
+
+
+def test_source_cells_keep_the_stub_and_wrap_the_reference(built):
+    """Answer cell: the committed stub, then the reference code in a solution region; test cell: today's check call, then hidden tests."""
+    course, graded = built
+    for path, _, _ in TOOL.lab_notebooks():
+        full = nbformat.read(path, as_version=4)
+        src = nbformat.read(course / "source" / TOOL.ASSIGNMENT / path.name, as_version=4)
+        assert not any("solution" in _tags(c) for c in src.cells), "solution cells must not stay in the course"
+        by_id = {_nbg(c).get("grade_id"): c for c in src.cells if _nbg(c)}
+        exercises = [c for c in full.cells if "exercise" in _tags(c)]
+        for g in (g for g in graded if g.notebook == path.name[:5]):
+            original = next(c for c in exercises if f"def {g.names[0]}(" in c.source)
+            answer, test = by_id[g.answer_id], by_id[g.test_id]
+            assert _nbg(answer)["solution"] and not _nbg(answer)["grade"]
+            assert _nbg(test)["grade"] and _nbg(test)["locked"] and _nbg(test)["points"] == g.points
+            stub = "\n".join(ln for ln in original.source.split("\n") if not CHECK_LINE.match(ln)).rstrip()
+            before, region = answer.source.split(TOOL.BEGIN_SOLUTION + "\n")
+            assert before.rstrip() == stub
+            assert region.rstrip().endswith(TOOL.END_SOLUTION)
+            for name in g.names:
+                assert f"def {name}_solution(" in region and f"{name} = {name}_solution" in region
+            visible, hidden = test.source.split(TOOL.BEGIN_HIDDEN + "\n")
+            assert visible.rstrip() == "\n".join(ln for ln in original.source.split("\n") if CHECK_LINE.match(ln))
+            assert hidden.rstrip().endswith(TOOL.END_HIDDEN) and "stderr" in hidden
+
+
+def test_a_graded_exercise_without_a_solution_is_refused():
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_markdown_cell("### 练习 1（找 bug）", metadata={"tags": ["bug-hunt"]}),
+                nbformat.v4.new_code_cell("def f(x):\n    raise NotImplementedError\n\ncheck_f(f);",
+                                          metadata={"tags": ["exercise"]})]
+    with pytest.raises(TOOL.CourseError, match=r"02-99 cell 1: .*missing: \['f'\]"):
+        TOOL.course_notebook(nb, "02-99", "bug-hunt", 1)
+    with pytest.raises(TOOL.CourseError, match="no exercise matches"):
+        TOOL.course_notebook(nb, "02-99", "transfer", 1)
+
+
+@pytest.mark.parametrize("target", ["notebooks", "."])
+def test_the_tool_refuses_to_write_into_the_repository(target):
+    with pytest.raises(SystemExit):
+        TOOL.main([str(ROOT / target)])
+
+
+# --------------------------------------------------------------------------- the teacher's run (nbgrader)
+
+def _nbgrader(course: Path, *args: str) -> str:
+    env = {**os.environ, "JUPYTER_CONFIG_DIR": str(course / ".jupyter-config"),
+           "MPLCONFIGDIR": str(course / ".mpl")}
+    r = subprocess.run([sys.executable, "-m", "nbgrader", *args], cwd=course, capture_output=True, text=True,
+                       timeout=1200, env=env)
+    log = r.stdout + r.stderr
+    assert r.returncode == 0, f"nbgrader {' '.join(args)} failed:\n{log[-4000:]}"
+    return log
+
+
+def _edit(code: str, old: str, new: str, what: str) -> str:
+    assert code.count(old) == 1, (f"the reference code changed, so the classic wrong answer '{what}' cannot be "
+                                  f"made from it any more; update this test. Expected once: {old!r}\n{code}")
+    return code.replace(old, new)
+
+
+# The three classic wrong answers, each made by editing the instructor's reference code. They use the
+# bug hunts of 2.6 and 2.10 and part 1 of the capstone (2.12), which issue 20 does not re-type.
+WRONG = {
+    "attention_fixed": ("wrong axis", lambda c: _edit(c, "E.sum(axis=-1, keepdims=True)",
+                                                      "E.sum(axis=0, keepdims=True)", "wrong axis")),
+    "fixed_causal_attention": ("mask after softmax", lambda c: _edit(_edit(
+        c, "    S = S + np.triu(np.full((T, T), -1e9), k=1)\n", "", "mask after softmax"),
+        "H.softmax(S)", "np.where(np.triu(np.ones((T, T), dtype=bool), k=1), 0.0, H.softmax(S))",
+        "mask after softmax")),
+    "my_causal_mha": ("missing scale", lambda c: _edit(c, " / np.sqrt(Q.shape[-1])", "", "missing scale")),
+}
+
+
+def _learners_answer(reference: str, names: tuple[str, ...]) -> str:
+    """The reference code as a learner would hand it in: under the exercise's own names."""
+    for name in names:
+        reference = re.sub(rf"\b{name}_solution\b", name, reference)
+    return reference
+
+
+def _put_answer(cell, code: str) -> None:
+    """Replace the stub function(s) of a released answer cell by ``code`` (what a learner does)."""
+    tree = ast.parse(cell.source)
+    stubs = [s for s in tree.body if isinstance(s, ast.FunctionDef)]
+    lines = cell.source.split("\n")
+    start, end = min(s.lineno for s in stubs) - 1, max(s.end_lineno for s in stubs)
+    cell.source = "\n".join(lines[:start] + code.split("\n") + lines[end:])
+
+
+def _mixed_plan(graded) -> dict[str, str]:
+    """answer_id -> "solved" / "untouched" / a wrong answer's name, for the mixed submission."""
+    plan, solved_in = {}, set()
+    for g in graded:
+        if g.names[0] in WRONG:
+            plan[g.answer_id] = WRONG[g.names[0]][0]
+        elif g.notebook in ("02-02", "02-05", "02-12") and g.notebook not in solved_in:
+            plan[g.answer_id] = "solved"                       # one more part of these notebooks is right
+            solved_in.add(g.notebook)
+        else:
+            plan[g.answer_id] = "untouched"
+    assert sorted(v for v in plan.values() if v not in ("solved", "untouched")) == sorted(w for w, _ in WRONG.values())
+    return plan
+
+
+def _answer_code(g, how: str) -> str:
+    code = _learners_answer(g.reference, g.names)
+    return WRONG[g.names[0]][1](code) if how in {w for w, _ in WRONG.values()} else code
+
+
+@pytest.fixture(scope="module")
+def teacher(tmp_path_factory):
+    """Build, release, collect three submissions, autograde, generate feedback; return what a teacher sees."""
+    pytest.importorskip("nbgrader", reason="the graded lab needs the grading extra: pip install -e '.[grading]'")
+    course = tmp_path_factory.mktemp("nbgrader-course")
+    graded = TOOL.build(course)
+    logs = {"generate_assignment": _nbgrader(course, "generate_assignment", TOOL.ASSIGNMENT)}
+    release, source = course / "release" / TOOL.ASSIGNMENT, course / "source" / TOOL.ASSIGNMENT
+    submitted = course / "submitted"
+    shutil.copytree(source, submitted / "solved" / TOOL.ASSIGNMENT)
+    shutil.copytree(release, submitted / "untouched" / TOOL.ASSIGNMENT)
+    mixed = submitted / "mixed" / TOOL.ASSIGNMENT
+    shutil.copytree(release, mixed)
+    plan = _mixed_plan(graded)
+    by_answer = {g.answer_id: g for g in graded}
+    for path in mixed.glob("*.ipynb"):
+        nb = nbformat.read(path, as_version=4)
+        for cell in nb.cells:
+            g = by_answer.get(_nbg(cell).get("grade_id"))
+            if g and plan[g.answer_id] != "untouched":
+                _put_answer(cell, _answer_code(g, plan[g.answer_id]))
+        nbformat.write(nb, path)
+    logs["autograde"] = _nbgrader(course, "autograde", TOOL.ASSIGNMENT)
+    logs["generate_feedback"] = _nbgrader(course, "generate_feedback", TOOL.ASSIGNMENT)
+    from nbgrader.api import Gradebook
+
+    scores = {}
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gb:
+        for student in ("solved", "untouched", "mixed"):
+            sub = gb.find_submission(TOOL.ASSIGNMENT, student)
+            scores[student] = {"total": (sub.score, sub.max_score),
+                               "parts": {gr.name: gr.score for nb in sub.notebooks for gr in nb.grades}}
+    return {"course": course, "graded": graded, "logs": logs, "scores": scores, "plan": plan}
+
+
+@pytest.mark.grading
+@pytest.mark.parametrize("command", ["generate_assignment", "autograde", "generate_feedback"])
+def test_nbgrader_runs_without_errors_or_warnings(teacher, command):
+    log = teacher["logs"][command]
+    bad = [ln for ln in log.splitlines() if re.search(r"WARNING|ERROR|Warning|Traceback|Error:", ln)]
+    assert not bad, f"nbgrader {command} printed:\n" + "\n".join(bad[:20])
+
+
+@pytest.mark.grading
+def test_the_three_submissions_score_full_zero_and_exactly_the_solved_parts(teacher):
+    total = float(sum(g.points for g in teacher["graded"]))
+    scores, plan = teacher["scores"], teacher["plan"]
+    print({s: v["total"] for s, v in scores.items()})
+    assert scores["solved"]["total"] == (total, total)
+    assert scores["untouched"]["total"] == (0.0, total)
+    expected = {g.test_id: float(g.points if plan[g.answer_id] == "solved" else 0) for g in teacher["graded"]}
+    assert scores["mixed"]["parts"] == expected
+    assert scores["mixed"]["total"] == (sum(expected.values()), total)
+    assert 0 < scores["mixed"]["total"][0] < total
+
+
+@pytest.mark.grading
+def test_the_release_has_no_reference_solution_and_no_hidden_test(teacher):
+    release = teacher["course"] / "release" / TOOL.ASSIGNMENT
+    for path in release.glob("*.ipynb"):
+        text = path.read_text(encoding="utf-8")
+        for leak in ("BEGIN SOLUTION", "END SOLUTION", "HIDDEN TESTS", "_nbg_", "_solution"):
+            assert leak not in text, f"{path.name}: the release contains {leak!r}"
+    for g in teacher["graded"]:
+        body = [ln.strip() for ln in g.reference.split("\n")[1:] if len(ln.strip()) > 12 and not ln.strip().startswith("#")]
+        released = (release / next(p.name for p, _, _ in TOOL.lab_notebooks() if p.name.startswith(g.notebook)))
+        nb = nbformat.read(released, as_version=4)
+        answer = next(c for c in nb.cells if _nbg(c).get("grade_id") == g.answer_id)
+        assert not [ln for ln in body if ln in answer.source], f"{g.answer_id}: reference code left in the release"
+
+
+@pytest.mark.grading
+def test_the_release_is_the_student_edition_with_graded_cells_split(teacher):
+    """Every released cell is the student edition's; a graded exercise cell is split into stub + check call."""
+    release = teacher["course"] / "release" / TOOL.ASSIGNMENT
+    for path, _, _ in TOOL.lab_notebooks():
+        student = STUDENT.student_notebook(nbformat.read(path, as_version=4))
+        released = nbformat.read(release / path.name, as_version=4).cells
+        merged, k = [], 0
+        while k < len(released):
+            cell = released[k]
+            if _nbg(cell).get("solution") and k + 1 < len(released) and _nbg(released[k + 1]).get("grade"):
+                merged.append(("split", cell.source, released[k + 1].source))
+                k += 2
+            else:
+                merged.append(("kept", cell.source, None))
+                k += 1
+        assert len(merged) == len(student.cells), path.name
+        for (kind, a, b), cell in zip(merged, student.cells):
+            if kind == "kept":
+                assert a == cell.source, f"{path.name}: a released cell differs from the student edition:\n{a[:300]}"
+            else:
+                lines = cell.source.split("\n")
+                assert a.rstrip() == "\n".join(ln for ln in lines if not CHECK_LINE.match(ln)).rstrip()
+                assert b == "\n".join(ln for ln in lines if CHECK_LINE.match(ln))
+
+
+def _check_message(g, code: str) -> str:
+    """What the notebook's own self-check prints for ``code`` (run here, in this process)."""
+    import numpy as np
+
+    import helpers as H
+    import helpers.checks as checks
+
+    ns = {"np": np, "H": H, **{n: getattr(checks, n) for n in dir(checks) if n.startswith("check_")}}
+    exec(compile(code, f"<{g.answer_id}>", "exec"), ns)  # noqa: S102 -- the test's own reference code
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf):
+        for call in g.checks:
+            eval(call, ns)  # noqa: S307
+    return buf.getvalue().strip()
+
+
+@pytest.mark.grading
+def test_the_feedback_is_the_self_checks_chinese_message(teacher):
+    course, plan = teacher["course"], teacher["plan"]
+    for g in teacher["graded"]:
+        name = next(p.stem for p, _, _ in TOOL.lab_notebooks() if p.name.startswith(g.notebook))
+        for student in ("untouched", "mixed"):
+            auto = nbformat.read(course / "autograded" / student / TOOL.ASSIGNMENT / f"{name}.ipynb", as_version=4)
+            test = next(c for c in auto.cells if _nbg(c).get("grade_id") == g.test_id)
+            assert not any(o.get("output_type") == "error" for o in test.outputs), f"{g.test_id}: a traceback"
+            shown = _stdout(test)
+            how = "untouched" if student == "untouched" else plan[g.answer_id]
+            if how == "untouched":
+                assert "尚未完成" in shown, f"{student} {g.test_id}: {shown!r}"
+            elif how == "solved":
+                assert "✅" in shown and "❌" not in shown, f"{student} {g.test_id}: {shown!r}"
+            else:
+                expected = _check_message(g, _answer_code(g, how))
+                assert expected.startswith("❌") and expected in shown, f"{g.test_id} ({how}):\n{shown}\n---\n{expected}"
+            feedback = (course / "feedback" / student / TOOL.ASSIGNMENT / f"{name}.html").read_text(encoding="utf-8")
+            first = shown.strip().split("\n")[0]
+            assert html.escape(first, quote=False) in feedback, f"{student} {g.test_id}: feedback lacks {first!r}"
+
+
+def test_ci_installs_the_grading_extra_where_the_grading_tests_run():
+    """The newest-versions command installs nbgrader; the lowest-versions one, which does not, deselects its tests."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    newest = next(ln for ln in ci.splitlines() if ln.startswith("python3 -m venv .venv &&"))
+    lowest = next(ln for ln in ci.splitlines() if ln.startswith("python3 -m venv .venv-lowest"))
+    assert '".[test,grading]"' in newest and newest in readme
+    assert "grading" not in _load("lowest_constraints").EXTRAS and "-c constraints/lowest.txt" in lowest
+    assert '-m "not browser and not grading"' in lowest and lowest in readme
+    pyproject = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    assert re.search(r'^\s*"grading: ', pyproject, re.M), "the grading marker must be registered (--strict-markers)"
