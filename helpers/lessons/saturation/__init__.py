@@ -3,15 +3,16 @@
 - :mod:`~helpers.lessons.saturation.view` — pure numbers (arrays in, arrays out): the fixed
   draw, :func:`saturation_state`, the many-seed bank and its medians and rates;
 - :mod:`~helpers.lessons.saturation.experiment` — the measured experiments: rates against
-  d_k, the chapter's table, a tiny learning problem;
+  d_k (the explorer's seeds, or many exact draws of the scores), the chapter's table, a tiny
+  learning problem;
 - :mod:`~helpers.lessons.saturation.widget` — the live explorer and the static figure (they
   only draw).
 
 Notebooks read these names as ``H.saturation.<name>``.
 """
 
-from .experiment import (TrainingRun, learning_trials, query_loss_and_grad, saturation_rates, saturation_table,
-                         train_query)
+from .experiment import (TrainingRun, draw_scores, learning_trials, query_loss_and_grad, sampled_saturation_rates,
+                         saturation_rates, saturation_table, train_query)
 from .view import (D_K_OPTIONS, D_MAX, DEFAULT_T, INV_TEMP_RANGE, SATURATED, BankSummary, ModeView,
                    SaturationView, bank_summary, fixed_draw, jacobian_norm, saturation_state, score_bank)
 from .widget import (PRESETS, SCALED_COLOR, UNSCALED_COLOR, SaturationExplorer, SaturationFigure, bar_verts,
@@ -20,7 +21,7 @@ from .widget import (PRESETS, SCALED_COLOR, UNSCALED_COLOR, SaturationExplorer, 
 __all__ = [
     "D_K_OPTIONS", "D_MAX", "INV_TEMP_RANGE", "DEFAULT_T", "SATURATED", "ModeView", "SaturationView",
     "BankSummary", "jacobian_norm", "fixed_draw", "saturation_state", "score_bank", "bank_summary",
-    "saturation_rates", "saturation_table", "TrainingRun", "query_loss_and_grad", "train_query", "learning_trials",
+    "saturation_rates", "draw_scores", "sampled_saturation_rates", "saturation_table", "TrainingRun", "query_loss_and_grad", "train_query", "learning_trials",
     "UNSCALED_COLOR", "SCALED_COLOR", "PRESETS", "SaturationFigure", "SaturationExplorer", "saturation_explorer",
     "small_multiples", "score_limit", "bar_verts", "readout_html", "encode_jpeg",
 ]
