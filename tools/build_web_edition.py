@@ -115,7 +115,7 @@ def stage_notebook(nb, name: str, *, lite: str, executed=None) -> tuple[nbformat
             continue
         jmeta = cell.metadata.get("jupyter", {})
         tags = list(cell.metadata.get("tags", []))
-        if jmeta.get("source_hidden"):
+        if jmeta.get("source_hidden") or "predict" in tags:  # solutions; a prediction's code holds its key
             tags.append("hide-input")
         if jmeta.get("outputs_hidden"):
             tags.append("hide-output")
