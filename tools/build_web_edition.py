@@ -51,7 +51,8 @@ DEFAULT_LITE_URL = "../lite/lab/index.html"  # relative to OUT_DIR: the browser 
 STILL_NOTE = ("这是交互控件首屏的静态截图：网页版不能运行代码。要拖动滑块、提交预测，"
               '请在<a class="lite-link" href="{href}">浏览器版</a>中运行本笔记本（无需安装）。')
 FOREIGN_URL = re.compile(r"""(?:src|href)\s*=\s*["'](?:https?:)?//|url\(\s*["']?(?:https?:)?//|@import\s+["']?(?:https?:)?//""", re.I)
-MATHJAX_SKIP = ("a11y", "SVG", "localization")  # unused by the HTML-CSS output; 7 of its 12 MB
+# Unused by the HTML-CSS output (7 of MathJax's 12 MB); the menu's languages except Chinese and English.
+MATHJAX_KEEP_LANGS = {"en", "zh-hans", "zh-hant"}
 
 CSS = """
 /* Web edition: readable at 375 px -- nothing wider than the screen, wide things scroll in place. */
@@ -227,7 +228,13 @@ def stage(src: Path, *, lite_url: str, jobs: int, stills: bool, log=print) -> di
     import jupyter_server_mathjax
 
     mj = Path(jupyter_server_mathjax.__file__).parent / "static"
-    shutil.copytree(mj, static / "mathjax", ignore=lambda d, names: [n for n in names if n in MATHJAX_SKIP])
+    def unused(folder, names):
+        folder = Path(folder)
+        if folder.name == "localization":
+            return [n for n in names if n not in MATHJAX_KEEP_LANGS]
+        return [n for n in names if n in {"a11y", "SVG"}]
+
+    shutil.copytree(mj, static / "mathjax", ignore=unused)
     (src / "conf.py").write_text(CONF.format(index=INDEX), encoding="utf-8")
     return {"notebooks": len(nbs), "stills": n_stills}
 
