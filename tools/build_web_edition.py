@@ -159,6 +159,8 @@ suppress_warnings = ["myst.header", "misc.highlighting_failure"]
 nb_execution_mode = "off"          # pages show the committed outputs
 nb_ipywidgets_js = {{}}              # no require.js / widget manager from a CDN (widgets are stills)
 nb_merge_streams = True
+nb_code_prompt_show = "显示代码"    # the fold of a solution or a prediction's code
+nb_code_prompt_hide = "隐藏代码"
 myst_enable_extensions = ["dollarmath", "amsmath", "colon_fence"]
 myst_update_mathjax = False
 myst_heading_anchors = 3
@@ -254,7 +256,8 @@ def foreign_references(out: Path) -> list[str]:
     return bad
 
 
-def build(out: Path, *, lite_url: str = DEFAULT_LITE_URL, jobs: int = 1, stills: bool = True, log=print) -> dict:
+def build(out: Path, *, lite_url: str = DEFAULT_LITE_URL, jobs: int = 1, stills: bool = True, log=print,
+          keep_src: Path | None = None) -> dict:
     from sphinx.cmd.build import build_main
 
     t0 = time.monotonic()
@@ -264,6 +267,8 @@ def build(out: Path, *, lite_url: str = DEFAULT_LITE_URL, jobs: int = 1, stills:
         src = Path(tmp) / "src"
         info = stage(src, lite_url=lite_url, jobs=jobs, stills=stills, log=log)
         warnings = Path(tmp) / "warnings.txt"
+        if keep_src is not None:  # for comparing tools or debugging: the Sphinx project as built
+            shutil.copytree(src, keep_src, dirs_exist_ok=True)
         rc = build_main(["-b", "html", "-q", "-w", str(warnings), str(src), str(out)])
         text = warnings.read_text(encoding="utf-8") if warnings.exists() else ""
         if text.strip():
@@ -280,7 +285,8 @@ def build(out: Path, *, lite_url: str = DEFAULT_LITE_URL, jobs: int = 1, stills:
     (out / ".nojekyll").write_text("", encoding="utf-8")  # GitHub Pages: serve _static/ as is
     for m in out.rglob("*.map"):  # source maps: only a developer's tools ask for them
         m.unlink()
-    for junk in (".doctrees", ".buildinfo", "objects.inv", "_sources"):
+    # Build-time leftovers: Sphinx's pickles, the source copies, the theme's gettext catalogues.
+    for junk in (".doctrees", ".buildinfo", "objects.inv", "_sources", "_static/locales"):
         target = out / junk
         if target.is_dir():
             shutil.rmtree(target)
@@ -304,11 +310,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--jobs", type=int, default=1, help="kernels run at once for the widget stills (default 1)")
     parser.add_argument("--no-stills", action="store_true",
                         help="do not run any kernel: widget outputs show only the pointer to the browser edition")
+    parser.add_argument("--keep-src", type=Path, help="also write the generated Sphinx project (conf.py, staged pages) here")
     args = parser.parse_args(argv)
     out = args.out_dir.resolve()
     if out == ROOT or ROOT.is_relative_to(out) or out in (NOTEBOOKS, TEACHING.parent):
         parser.error(f"OUT_DIR {out} would overwrite the repository")
-    info = build(out, lite_url=args.lite_url, jobs=args.jobs, stills=not args.no_stills)
+    info = build(out, lite_url=args.lite_url, jobs=args.jobs, stills=not args.no_stills, keep_src=args.keep_src)
     print(f"wrote the web edition to {args.out_dir}: {info['notebooks']} notebook pages, {info['stills']} widget stills, "
           f"{info['files']} files, {info['bytes'] / 2**20:.1f} MiB, {info['seconds']:.0f} s")
     return 0
