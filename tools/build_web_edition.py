@@ -101,7 +101,7 @@ def _md_cell(text: str, **meta) -> nbformat.NotebookNode:
 
 
 def stage_notebook(nb, name: str, *, lite: str, executed=None) -> tuple[nbformat.NotebookNode, int]:
-    """The page version of one committed notebook; returns it and the number of widget stills.
+    """The page version of one committed notebook; returns it and the number of widget outputs replaced.
 
     Widget outputs become stills (from ``executed``'s widget state) plus a pointer to the
     browser edition; code cells committed with hidden source (solutions) fold their input;
@@ -132,6 +132,9 @@ def stage_notebook(nb, name: str, *, lite: str, executed=None) -> tuple[nbformat
             body = ""
             if k < len(ran):
                 body = ww.widget_still_html(executed, ran[k]["data"][ww.WIDGET_MIME]["model_id"])
+            if not body and executed is not None:
+                print(f"warning: {name}: a widget output has no recorded first view; the page shows only the pointer",
+                      file=sys.stderr)
             out["data"] = {"text/html": (f'<div class="widget-still">{body}'
                                          f'<p class="widget-still-note">{note}</p></div>'),
                            "text/plain": "(widget: see the browser edition)"}

@@ -44,12 +44,30 @@ def widget_cells(nb) -> list[int]:
 def run_for_widget_state(nb_path: Path, *, timeout: int = 300) -> nbformat.NotebookNode | None:
     """Execute a copy of ``nb_path`` up to its last widget cell; return it with its widget state.
 
-    The notebook runs in a fresh kernel of this environment, in a temporary copy of its folder
+    The notebook runs in a fresh kernel of this Python environment (``sys.executable``), in a temporary copy of its folder
     (so nothing is written next to the committed notebooks). Returns None when the notebook
     displays no widget. Cells after the last widget cell are not run (they cannot change a
     first view); their outputs stay as committed.
     """
+    import subprocess
+
+    import ipykernel.kernelspec
+    from jupyter_client.kernelspec import KernelSpecManager
+    from jupyter_client.manager import AsyncKernelManager
     from nbclient import NotebookClient
+    from traitlets import default
+
+    class ThisEnvironment(KernelSpecManager):
+        """The kernel of the Python running this build (not whatever 'python3' a user dir names)."""
+
+        def get_kernel_spec(self, kernel_name):
+            return self.kernel_spec_class(resource_dir=ipykernel.kernelspec.RESOURCES,
+                                          **ipykernel.kernelspec.get_kernel_dict())
+
+    class ThisEnvironmentKernel(AsyncKernelManager):
+        @default("kernel_spec_manager")
+        def _kernel_spec_manager_default(self):
+            return ThisEnvironment()
 
     nb = nbformat.read(nb_path, as_version=4)
     cells = widget_cells(nb)
@@ -64,9 +82,11 @@ def run_for_widget_state(nb_path: Path, *, timeout: int = 300) -> nbformat.Noteb
         for sibling in ("docs", "data"):  # what a notebook may read as ../docs/..., ../data/...
             if (nb_path.parent.parent / sibling).is_dir():
                 shutil.copytree(nb_path.parent.parent / sibling, base / sibling)
-        client = NotebookClient(trimmed, timeout=timeout, kernel_name="python3", allow_errors=True,
+        client = NotebookClient(trimmed, kernel_manager_class=ThisEnvironmentKernel, kernel_name="this-environment",
+                                timeout=timeout, allow_errors=True,
                                 store_widget_state=True, resources={"metadata": {"path": str(work)}})
-        client.execute()
+        with open(base / "kernel.log", "wb") as log:  # the kernel's own chatter stays out of the build log
+            client.execute(stdout=log, stderr=subprocess.STDOUT)
     return trimmed
 
 
