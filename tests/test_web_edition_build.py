@@ -19,7 +19,6 @@ import nbformat
 import pytest
 
 pytestmark = pytest.mark.editions
-pytest.importorskip("sphinx", reason='the web edition needs the editions extra: pip install -e ".[editions]"')
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
@@ -34,6 +33,7 @@ LOADS_REMOTE = re.compile(r"""<(?:script|link|img|iframe|source)\b[^>]*\b(?:src|
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory) -> Path:
+    pytest.importorskip("sphinx", reason='the web edition needs the editions extra: pip install -e ".[editions]"')
     out = tmp_path_factory.mktemp("web") / "site"
     done = subprocess.run([sys.executable, str(ROOT / "tools" / "build_web_edition.py"), str(out),
                            "--no-stills", "--lite-url", LITE], capture_output=True, text=True, timeout=600)
@@ -155,3 +155,16 @@ def test_stills_come_from_a_kernel_run_of_the_notebook(tmp_path):
     html = next(o["data"]["text/html"] for c in page.cells if c.cell_type == "code" for o in c.outputs)
     assert "data:image/png;base64," in html and ">7<" in html and 'href="L?path=t.ipynb"' in html
     assert not list(path.parent.glob("*.json")) and sorted(p.name for p in path.parent.iterdir()) == ["t.ipynb"]
+
+
+def test_every_local_link_and_asset_exists(site):
+    """Every href/src of every page resolves to a file of the site (the browser edition aside)."""
+    missing = set()
+    for page in site.rglob("*.html"):
+        for ref in re.findall(r"""\b(?:href|src)\s*=\s*["']([^"']+)["']""", page.read_text(encoding="utf-8")):
+            if re.match(r"^(?:[a-z][a-z0-9+.-]*:|#|//)", ref, re.I) or "/lite/lab/" in ref or ref.startswith(LITE):
+                continue
+            target = (page.parent / ref.split("#")[0].split("?")[0]).resolve()
+            if ref.split("#")[0] and not target.exists():
+                missing.add(f"{page.relative_to(site)} -> {ref}")
+    assert not missing, "links to files the site does not have:\n" + "\n".join(sorted(missing)[:20])

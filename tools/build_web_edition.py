@@ -288,8 +288,10 @@ def build(out: Path, *, lite_url: str = DEFAULT_LITE_URL, jobs: int = 1, stills:
     (out / ".nojekyll").write_text("", encoding="utf-8")  # GitHub Pages: serve _static/ as is
     for m in out.rglob("*.map"):  # source maps: only a developer's tools ask for them
         m.unlink()
-    # Build-time leftovers: Sphinx's pickles, the source copies, the theme's gettext catalogues.
-    for junk in (".doctrees", ".buildinfo", "objects.inv", "_sources", "_static/locales"):
+    # Build-time leftovers: Sphinx's pickles, the source copies, the theme's gettext catalogues
+    # and Jinja macro files.
+    for junk in (".doctrees", ".buildinfo", "objects.inv", "_sources", "_static/locales",
+                 "_static/webpack-macros.html", "_static/sbt-webpack-macros.html"):
         target = out / junk
         if target.is_dir():
             shutil.rmtree(target)
