@@ -9,6 +9,7 @@ in Chromium at phone width, are tests/browser/test_web_edition.py.
 from __future__ import annotations
 
 import base64
+import html
 import json
 import re
 import subprocess
@@ -168,3 +169,25 @@ def test_every_local_link_and_asset_exists(site):
             if ref.split("#")[0] and not target.exists():
                 missing.add(f"{page.relative_to(site)} -> {ref}")
     assert not missing, "links to files the site does not have:\n" + "\n".join(sorted(missing)[:20])
+
+
+def test_student_site_has_no_solutions_and_no_guide(tmp_path):
+    pytest.importorskip("sphinx", reason='the web edition needs the editions extra: pip install -e ".[editions]"')
+    out = tmp_path / "student"
+    done = subprocess.run([sys.executable, str(ROOT / "tools" / "build_web_edition.py"), str(out), "--no-stills",
+                           "--student"], capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, f"build failed:\n{done.stdout[-2000:]}\n{done.stderr[-3000:]}"
+    solution_names = set()
+    for name in SERIES:
+        nb = nbformat.read(ROOT / "notebooks" / name, as_version=4)
+        for cell in nb.cells:
+            if "solution" in cell.metadata.get("tags", []):
+                solution_names |= set(re.findall(r"def (\w+_solution)\b", cell.source))
+    assert solution_names, "the series has solution cells defining *_solution functions"
+    for name in SERIES:
+        page = html.unescape(re.sub(r"<[^>]+>", "", (out / "notebooks" / f"{name[:-6]}.html").read_text(encoding="utf-8")))
+        download = (out / "notebooks" / name).read_text(encoding="utf-8")
+        for text, what in ((page, "page"), (download, ".ipynb download")):
+            leaked = {s for s in solution_names if f"def {s}" in text}
+            assert not leaked, f"student {what} of {name} shows solution code: {sorted(leaked)[:3]}"
+    assert not list((out / "docs" / "teaching").glob("02-*.html")), "the student site carries the teacher's guide"

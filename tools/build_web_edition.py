@@ -14,6 +14,7 @@ guide in ``docs/teaching/``:
 - everything is served by the site itself: MathJax 2.7 (from ``jupyter-server-mathjax``),
   the theme's fonts and scripts; no CDN (MyST-NB's require.js / widget-manager URLs are
   switched off) -- the build fails if a page would load anything from another host;
+- ``--student`` builds it from the student edition instead (no solutions, no guide);
 - a widget cannot run in a static page: each widget output is replaced by a *still* of its
   first view (see ``tools/web_edition_widgets.py``: the build runs each notebook with a
   widget, up to its last widget cell, in a kernel, and draws the recorded widget state),
@@ -109,7 +110,10 @@ def stage_notebook(nb, name: str, *, lite: str, executed=None) -> tuple[nbformat
     """
     nb = copy.deepcopy(nb)
     note = STILL_NOTE.format(href=html.escape(lite, quote=True))
+    # The executed copy's cells, found by cell id (by position where a notebook has no ids), so
+    # a page whose cells were filtered (the student edition) still finds its widgets' views.
     run_cells = executed.cells if executed is not None else []
+    by_id = {c.get("id"): c for c in run_cells if c.get("id")}
     stills = 0
     for i, cell in enumerate(nb.cells):
         if cell.cell_type != "code":
@@ -126,8 +130,9 @@ def stage_notebook(nb, name: str, *, lite: str, executed=None) -> tuple[nbformat
         if not views:
             continue
         ran = []
-        if i < len(run_cells) and run_cells[i].get("source") == cell.get("source"):
-            ran = [o for o in run_cells[i].get("outputs", []) if ww.WIDGET_MIME in o.get("data", {})]
+        twin = by_id.get(cell.get("id")) if cell.get("id") else (run_cells[i] if i < len(run_cells) else None)
+        if twin is not None and twin.get("source") == cell.get("source"):
+            ran = [o for o in twin.get("outputs", []) if ww.WIDGET_MIME in o.get("data", {})]
         for k, out in enumerate(views):
             body = ""
             if k < len(ran):
@@ -197,7 +202,7 @@ html_theme_options = {{
 '''
 
 
-def stage(src: Path, *, lite_url: str, jobs: int, stills: bool, log=print) -> dict:
+def stage(src: Path, *, lite_url: str, jobs: int, stills: bool, student: bool = False, log=print) -> dict:
     """Write the Sphinx project (staged notebooks, guide, conf.py, static files) into ``src``."""
     nbs = series()
     if not nbs or nbs[0].stem != INDEX:
@@ -213,20 +218,27 @@ def stage(src: Path, *, lite_url: str, jobs: int, stills: bool, log=print) -> di
                 executed[p.name] = run
         log(f"widget stills: ran {len(with_widgets)} notebooks up to their last widget cell in {time.monotonic() - t0:.1f} s")
     n_stills = 0
+    if student:
+        from make_student_edition import student_notebook
     for p in nbs:
         nb = nbformat.read(p, as_version=4)
+        if student:
+            nb = student_notebook(nb)
         page, n = stage_notebook(nb, p.name, lite=lite_href(lite_url, p.name, depth=1), executed=executed.get(p.name))
         n_stills += n
         if p.stem == INDEX:
             page.cells.append(_md_cell(
                 _toctree([q.stem for q in nbs[1:]], "笔记本") + "\n"
-                + _toctree(["../docs/teaching/README"], "教师指南")))
+                + ("" if student else _toctree(["../docs/teaching/README"], "教师指南"))))
         nbformat.write(page, src / "notebooks" / p.name)
-    guide = (TEACHING / "README.md").read_text(encoding="utf-8")
-    guide += "\n\n" + _toctree([q.stem for q in guide_pages()], "各节指南")
-    (src / "docs" / "teaching" / "README.md").write_text(guide, encoding="utf-8")
-    for q in guide_pages():
-        shutil.copy(q, src / "docs" / "teaching" / q.name)
+    if student:  # no guide (it holds the answers); its links from the notebooks go nowhere
+        (src / "docs" / "teaching" / "README.md").write_text("---\norphan: true\n---\n# 教师指南\n\n学生版网页不含教师指南。\n", encoding="utf-8")
+    else:
+        guide = (TEACHING / "README.md").read_text(encoding="utf-8")
+        guide += "\n\n" + _toctree([q.stem for q in guide_pages()], "各节指南")
+        (src / "docs" / "teaching" / "README.md").write_text(guide, encoding="utf-8")
+        for q in guide_pages():
+            shutil.copy(q, src / "docs" / "teaching" / q.name)
     static = src / "_static"
     static.mkdir()
     (static / "web-edition.css").write_text(CSS, encoding="utf-8")
@@ -260,7 +272,7 @@ def foreign_references(out: Path) -> list[str]:
 
 
 def build(out: Path, *, lite_url: str = DEFAULT_LITE_URL, jobs: int = 1, stills: bool = True, log=print,
-          keep_src: Path | None = None) -> dict:
+          keep_src: Path | None = None, student: bool = False) -> dict:
     from sphinx.cmd.build import build_main
 
     t0 = time.monotonic()
@@ -268,7 +280,7 @@ def build(out: Path, *, lite_url: str = DEFAULT_LITE_URL, jobs: int = 1, stills:
         shutil.rmtree(out)
     with tempfile.TemporaryDirectory(prefix="web-edition-src-") as tmp:
         src = Path(tmp) / "src"
-        info = stage(src, lite_url=lite_url, jobs=jobs, stills=stills, log=log)
+        info = stage(src, lite_url=lite_url, jobs=jobs, stills=stills, student=student, log=log)
         warnings = Path(tmp) / "warnings.txt"
         if keep_src is not None:  # for comparing tools or debugging: the Sphinx project as built
             shutil.copytree(src, keep_src, dirs_exist_ok=True)
@@ -278,8 +290,13 @@ def build(out: Path, *, lite_url: str = DEFAULT_LITE_URL, jobs: int = 1, stills:
             log(text.strip())
         if rc:
             raise SystemExit(f"sphinx-build failed ({rc})")
-    for p in series():  # the committed notebook beside its page, for the download link
-        shutil.copy(p, out / "notebooks" / p.name)
+    for p in series():  # the notebook beside its page, for the download link
+        if student:
+            from make_student_edition import student_notebook
+
+            nbformat.write(student_notebook(nbformat.read(p, as_version=4)), out / "notebooks" / p.name)
+        else:
+            shutil.copy(p, out / "notebooks" / p.name)
     (out / "index.html").write_text(
         '<!DOCTYPE html><html lang="zh-CN"><head><meta charset="utf-8">'
         f'<meta http-equiv="refresh" content="0; url=notebooks/{INDEX}.html">'
@@ -315,12 +332,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--jobs", type=int, default=1, help="kernels run at once for the widget stills (default 1)")
     parser.add_argument("--no-stills", action="store_true",
                         help="do not run any kernel: widget outputs show only the pointer to the browser edition")
+    parser.add_argument("--student", action="store_true",
+                        help="the student edition: solution cells removed, exercise outputs cleared (as "
+                             "tools/make_student_edition.py does, also in the .ipynb downloads), no teacher's guide")
     parser.add_argument("--keep-src", type=Path, help="also write the generated Sphinx project (conf.py, staged pages) here")
     args = parser.parse_args(argv)
     out = args.out_dir.resolve()
     if out == ROOT or ROOT.is_relative_to(out) or out in (NOTEBOOKS, TEACHING.parent):
         parser.error(f"OUT_DIR {out} would overwrite the repository")
-    info = build(out, lite_url=args.lite_url, jobs=args.jobs, stills=not args.no_stills, keep_src=args.keep_src)
+    info = build(out, lite_url=args.lite_url, jobs=args.jobs, stills=not args.no_stills, keep_src=args.keep_src,
+                 student=args.student)
     print(f"wrote the web edition to {args.out_dir}: {info['notebooks']} notebook pages, {info['stills']} widget stills, "
           f"{info['files']} files, {info['bytes'] / 2**20:.1f} MiB, {info['seconds']:.0f} s")
     return 0
