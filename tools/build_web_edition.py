@@ -102,7 +102,7 @@ def _md_cell(text: str, **meta) -> nbformat.NotebookNode:
 
 
 def stage_notebook(nb, name: str, *, lite: str, executed=None) -> tuple[nbformat.NotebookNode, int]:
-    """The page version of one committed notebook; returns it and the number of widget outputs replaced.
+    """The page version of one committed notebook; returns it and the number of stills drawn.
 
     Widget outputs become stills (from ``executed``'s widget state) plus a pointer to the
     browser edition; code cells committed with hidden source (solutions) fold their input;
@@ -144,7 +144,7 @@ def stage_notebook(nb, name: str, *, lite: str, executed=None) -> tuple[nbformat
                                          f'<p class="widget-still-note">{note}</p></div>'),
                            "text/plain": "(widget: see the browser edition)"}
             out.setdefault("metadata", {})
-            stills += 1
+            stills += bool(body)
     links = (f'<p class="edition-links">📓 <a class="ipynb-link" href="{name}" download>下载本笔记本（{name}）</a>'
              f' · ▶ <a class="lite-link" href="{html.escape(lite, quote=True)}">在浏览器版中运行（无需安装）</a></p>')
     nb.cells.insert(1 if nb.cells else 0, _md_cell(links))
