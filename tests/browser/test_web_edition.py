@@ -1,0 +1,191 @@
+"""The web edition (tools/build_web_edition.py) in headless Chromium, on a phone-sized screen.
+
+The site is built once (with its widget stills) into a temporary folder and served by a
+static file server on 127.0.0.1. Every request the pages make to any other host is blocked
+and recorded; the test fails if there is one. At 375 x 740 px (a phone):
+
+- every notebook has a page with its figures loaded, its maths typeset by the site's own
+  MathJax (MathJax output present, no raw ``$$`` left in the prose, no TeX error);
+- no page (notebooks, the teacher's guide, search) scrolls sideways;
+- searching a Chinese word lists the notebook about it;
+- the previous/next links walk the series in order;
+- a widget's still shows its first view (the 2.5 explorer's image) and points to the browser edition.
+"""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import re
+import subprocess
+import sys
+import threading
+import urllib.parse
+import urllib.request
+from pathlib import Path
+
+import nbformat
+import pytest
+
+pytestmark = [pytest.mark.browser, pytest.mark.editions]
+
+ROOT = Path(__file__).resolve().parents[2]
+SERIES = sorted(p.name for p in (ROOT / "notebooks").glob("02-*.ipynb"))
+GUIDE = sorted(p.stem for p in (ROOT / "docs" / "teaching").glob("*.md"))
+PHONE = {"width": 375, "height": 740}
+FOREIGN: list[str] = []
+SEEN: list[str] = []
+
+
+class _Quiet(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory):
+    pytest.importorskip("sphinx", reason='the web edition needs the editions extra: pip install -e ".[editions]"')
+    out = tmp_path_factory.mktemp("web") / "site"
+    # The maintainer's command, in its own process (its kernels and event loops stay there).
+    done = subprocess.run([sys.executable, str(ROOT / "tools" / "build_web_edition.py"), str(out)],
+                          capture_output=True, text=True, timeout=900)
+    assert done.returncode == 0, f"the build failed:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(out)))
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield out, f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+@pytest.fixture(scope="module")
+def phone(browser, site):
+    ctx = browser.new_context(viewport=PHONE, device_scale_factor=1, is_mobile=True, has_touch=True)
+
+    def gate(route):
+        host = urllib.parse.urlsplit(route.request.url).hostname
+        if host == "127.0.0.1":
+            route.continue_()
+        else:
+            FOREIGN.append(route.request.url)
+            route.abort()
+
+    ctx.route("**/*", gate)
+    ctx.on("request", lambda r: SEEN.append(r.url))
+    pg = ctx.new_page()
+    pg.set_default_timeout(60_000)
+    try:
+        yield pg
+    finally:
+        ctx.close()
+
+
+def _open(pg, url: str) -> None:
+    pg.goto(url)
+    pg.wait_for_load_state("load")
+    # MathJax 2 typesets asynchronously; its queue runs a callback when everything is done.
+    if pg.evaluate("() => !!document.querySelector('script[src*=\"mathjax/MathJax.js\"]')"):
+        pg.wait_for_function("() => window.MathJax && MathJax.Hub && MathJax.isReady", timeout=60_000)
+        pg.evaluate("() => new Promise(done => MathJax.Hub.Queue(() => done(true)))")
+
+
+def _sideways(pg) -> int:
+    return pg.evaluate("() => document.documentElement.scrollWidth - window.innerWidth")
+
+
+def _figures(name: str) -> int:
+    nb = nbformat.read(ROOT / "notebooks" / name, as_version=4)
+    return sum("image/png" in o.get("data", {}) for c in nb.cells for o in c.get("outputs", []))
+
+
+@pytest.mark.parametrize("name", SERIES)
+def test_notebook_page(site, phone, name):
+    _, url = site
+    _open(phone, f"{url}/notebooks/{name[:-6]}.html")
+    info = phone.evaluate("""() => {
+        const art = document.querySelector('article.bd-article');
+        const clone = art.cloneNode(true);
+        clone.querySelectorAll('pre, code, script, .MathJax, .MathJax_Display, .MathJax_Preview').forEach(n => n.remove());
+        const imgs = Array.from(art.querySelectorAll('img'));
+        return {
+            prose: clone.innerText,
+            mathjax: art.querySelectorAll('.MathJax, .MathJax_Display').length,
+            tex_errors: art.querySelectorAll('.MathJax .merror, .MathJax_Error').length,
+            imgs: imgs.length,
+            broken: imgs.filter(i => !(i.complete && i.naturalWidth > 0)).map(i => i.src.slice(0, 80)),
+            ipynb: (art.querySelector('a.ipynb-link') || {}).href,
+            lite: (art.querySelector('a.lite-link') || {}).href,
+        };
+    }""")
+    src = "".join(c.source for c in nbformat.read(ROOT / "notebooks" / name, as_version=4).cells if c.cell_type == "markdown")
+    if "$" in src:
+        assert info["mathjax"] > 0, f"{name}: the page has maths in its source but no MathJax output"
+    assert "$$" not in info["prose"] and not re.search(r"\\\(|\\\[", info["prose"]), f"{name}: raw TeX left on the page"
+    assert info["tex_errors"] == 0, f"{name}: {info['tex_errors']} TeX errors"
+    assert not info["broken"], f"{name}: images that did not load: {info['broken']}"
+    assert info["imgs"] >= _figures(name), f"{name}: {info['imgs']} images shown, the notebook has {_figures(name)} figures"
+    assert _sideways(phone) <= 0, f"{name}: the page scrolls sideways at 375 px by {_sideways(phone)} px"
+    assert info["ipynb"].endswith(f"/notebooks/{name}")
+    with urllib.request.urlopen(info["ipynb"], timeout=10) as resp:
+        assert nbformat.reads(resp.read().decode("utf-8"), as_version=4).cells, f"{name}: its .ipynb link is broken"
+    assert info["lite"] == f"{url}/lite/lab/index.html?path={name}", f"{name}: browser-edition link {info['lite']}"
+
+
+def test_guide_and_search_pages_fit_a_phone(site, phone):
+    _, url = site
+    pages = [f"docs/teaching/{g}.html" for g in GUIDE] + ["search.html", "genindex.html"]
+    wide = {}
+    for page in pages:
+        _open(phone, f"{url}/{page}")
+        if _sideways(phone) > 0:
+            wide[page] = _sideways(phone)
+    assert not wide, f"pages that scroll sideways at 375 px (by px): {wide}"
+
+
+def test_home_page_is_the_index_and_prev_next_walk_the_series(site, phone):
+    _, url = site
+    phone.goto(f"{url}/")
+    phone.wait_for_url(f"**/notebooks/{SERIES[0][:-6]}.html", timeout=30_000)  # the home page sends you there
+    assert phone.url.endswith(f"/notebooks/{SERIES[0][:-6]}.html"), f"home page is {phone.url}"
+    for here, there in zip(SERIES, SERIES[1:]):
+        phone.locator("a.right-next").click()
+        phone.wait_for_url(f"**/notebooks/{there[:-6]}.html", timeout=30_000)  # fails if next goes elsewhere
+    phone.locator("a.left-prev").click()
+    phone.wait_for_url(f"**/notebooks/{SERIES[-2][:-6]}.html", timeout=30_000)
+    phone.locator("a.right-next").click()  # after the last notebook: the teacher's guide
+    phone.wait_for_url(f"**/notebooks/{SERIES[-1][:-6]}.html")
+    phone.locator("a.right-next").click()
+    phone.wait_for_url("**/docs/teaching/**")
+    assert "/docs/teaching/" in phone.url, f"after the last notebook came {phone.url}, not the teacher's guide"
+
+
+def test_chinese_search_finds_the_page(site, phone):
+    _, url = site
+    word, expected = "饱和", "02-05-scaling-by-sqrt-dk"  # saturation: what 2.5 is about
+    phone.goto(f"{url}/search.html?q={urllib.parse.quote(word)}")
+    phone.wait_for_function("() => document.querySelectorAll('#search-results ul.search li').length > 0", timeout=60_000)
+    hrefs = phone.evaluate("() => Array.from(document.querySelectorAll('#search-results ul.search li a')).map(a => a.href)")
+    assert any(f"/notebooks/{expected}.html" in h for h in hrefs), f"searching {word} listed {hrefs}"
+    for h in hrefs:  # every hit really contains the word
+        with urllib.request.urlopen(h.split("?")[0].split("#")[0], timeout=10) as resp:
+            assert word in resp.read().decode("utf-8"), f"search for {word} listed {h}, which does not contain it"
+
+
+def test_widget_still_shows_the_first_view(site, phone):
+    _, url = site
+    _open(phone, f"{url}/notebooks/02-05-scaling-by-sqrt-dk.html")
+    stills = phone.evaluate("""() => Array.from(document.querySelectorAll('.widget-still')).map(s => ({
+        imgs: Array.from(s.querySelectorAll('img.still-image')).filter(i => i.naturalWidth > 0).length,
+        lite: (s.querySelector('.widget-still-note a.lite-link') || {}).href,
+        text: s.innerText}))""")
+    assert stills, "2.5 shows no widget still"
+    assert all(s["lite"] and "/lite/lab/index.html?path=02-05-scaling-by-sqrt-dk.ipynb" in s["lite"] for s in stills)
+    assert any(s["imgs"] for s in stills), "no still of 2.5 shows the explorer's image"
+    assert not any("VBox(" in s["text"] for s in stills), "a still shows the widget's text repr"
+
+
+def test_no_request_left_the_host(site, phone):
+    assert len(SEEN) > 50, f"too few requests recorded ({len(SEEN)}): did the pages load?"
+    assert not FOREIGN, f"requests to other hosts (blocked): {sorted(set(FOREIGN))[:20]}"

@@ -1,0 +1,193 @@
+"""The web edition's build output, without a browser (tools/build_web_edition.py).
+
+The site is built once without widget stills (``--no-stills``: no kernel, a few seconds);
+the stills are tested on their own: the renderer on a hand-made widget state, and the
+kernel path on a tiny notebook that displays a slider and an image. The pages themselves,
+in Chromium at phone width, are tests/browser/test_web_edition.py.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+
+pytestmark = pytest.mark.editions
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tools"))
+import build_web_edition as web  # noqa: E402
+import web_edition_widgets as ww  # noqa: E402
+
+SERIES = sorted(p.name for p in (ROOT / "notebooks").glob("02-*.ipynb"))
+GUIDE = sorted(p.stem for p in (ROOT / "docs" / "teaching").glob("*.md"))
+LITE = "https://school.example/lite/lab/index.html"
+LOADS_REMOTE = re.compile(r"""<(?:script|link|img|iframe|source)\b[^>]*\b(?:src|href)\s*=\s*["'](?:https?:)?//""", re.I)
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory) -> Path:
+    pytest.importorskip("sphinx", reason='the web edition needs the editions extra: pip install -e ".[editions]"')
+    out = tmp_path_factory.mktemp("web") / "site"
+    done = subprocess.run([sys.executable, str(ROOT / "tools" / "build_web_edition.py"), str(out),
+                           "--no-stills", "--lite-url", LITE], capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, f"build failed:\n{done.stdout[-2000:]}\n{done.stderr[-3000:]}"
+    assert f"{len(SERIES)} notebook pages" in done.stdout
+    return out
+
+
+def test_a_page_per_notebook_with_its_notebook_beside_it(site):
+    for name in SERIES:
+        page = site / "notebooks" / f"{name[:-6]}.html"
+        assert page.is_file(), f"no page for {name}"
+        assert (site / "notebooks" / name).read_bytes() == (ROOT / "notebooks" / name).read_bytes(), \
+            f"the .ipynb beside the page of {name} is not the committed notebook"
+        text = page.read_text(encoding="utf-8")
+        assert f'class="ipynb-link" href="{name}"' in text
+        assert f'class="lite-link" href="{LITE}?path={name}"' in text, f"{name}: no link to the browser edition"
+        assert "VBox(children" not in text and "widget-view+json" not in text, f"{name}: a raw widget output is left"
+
+
+def test_home_page_is_the_index(site):
+    home = (site / "index.html").read_text(encoding="utf-8")
+    assert f'url=notebooks/{SERIES[0][:-6]}.html' in home
+    assert SERIES[0].startswith("02-00-index")
+
+
+def test_teachers_guide_is_a_section(site):
+    for stem in GUIDE:
+        assert (site / "docs" / "teaching" / f"{stem}.html").is_file(), f"no page for docs/teaching/{stem}.md"
+    index = (site / "notebooks" / f"{SERIES[0][:-6]}.html").read_text(encoding="utf-8")
+    assert "../docs/teaching/README.html" in index, "the navigation does not link the teacher's guide"
+
+
+def test_previous_next_follow_the_series(site):
+    for prev, here, nxt in zip(SERIES, SERIES[1:], SERIES[2:]):
+        text = (site / "notebooks" / f"{here[:-6]}.html").read_text(encoding="utf-8")
+        assert re.search(rf'<link rel="next"[^>]*href="{re.escape(nxt[:-6])}\.html"', text), f"next of {here}"
+        assert re.search(rf'<link rel="prev"[^>]*href="{re.escape(prev[:-6])}\.html"', text), f"prev of {here}"
+
+
+def test_search_index_holds_chinese_words(site):
+    raw = (site / "searchindex.js").read_text(encoding="utf-8")
+    index = json.loads(raw[raw.index("(") + 1: raw.rindex(")")])
+    docs = index["docnames"]
+    assert set(docs) >= {f"notebooks/{n[:-6]}" for n in SERIES} | {f"docs/teaching/{g}" for g in GUIDE}
+    chinese = [t for t in index["terms"] if re.fullmatch(r"[\u4e00-\u9fff]{2,}", t)]
+    assert len(chinese) > 500, f"only {len(chinese)} Chinese words indexed: is jieba splitting the text?"
+    hits = []  # the word's pages: from the text and from the titles (Sphinx keeps them apart)
+    for table in ("terms", "titleterms"):
+        found = index[table].get("掩码", [])
+        hits += [found] if isinstance(found, int) else found
+    assert f"notebooks/{'02-10-causal-mask'}" in {docs[i] for i in hits}, "the word 掩码 (mask) does not find 2.10"
+
+
+def test_everything_is_served_by_the_site(site):
+    assert (site / "_static" / "mathjax" / "MathJax.js").is_file()
+    remote = []
+    for f in site.rglob("*.html"):
+        remote += [f"{f.relative_to(site)}: {m.group(0)[:120]}" for m in LOADS_REMOTE.finditer(f.read_text(encoding="utf-8"))]
+    for f in site.rglob("*.css"):
+        remote += [f"{f.relative_to(site)}: {m}" for m in re.findall(r"url\(\s*['\"]?(?:https?:)?//[^)]*\)", f.read_text(encoding="utf-8"))]
+    assert not remote, "the site loads resources from other hosts:\n" + "\n".join(remote[:10])
+    pages = (site / "notebooks" / "02-05-scaling-by-sqrt-dk.html").read_text(encoding="utf-8")
+    assert "../_static/mathjax/MathJax.js" in pages and "require.min.js" not in pages and "embed-amd" not in pages
+
+
+def test_lite_links():
+    assert web.lite_href("../lite/lab/index.html", "02-05-x.ipynb", depth=1) == "../../lite/lab/index.html?path=02-05-x.ipynb"
+    assert web.lite_href("/lite/lab/index.html", "a.ipynb", depth=1) == "/lite/lab/index.html?path=a.ipynb"
+    assert web.lite_href("https://h/lab/?x=1", "a.ipynb", depth=3) == "https://h/lab/?x=1&path=a.ipynb"
+
+
+# --------------------------------------------------------------------------- widget stills
+
+PNG_1PX = base64.b64decode("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==")
+
+
+def _model(name, **state):
+    return {"model_name": name, "model_module": "@jupyter-widgets/controls", "state": state}
+
+
+def test_still_draws_the_first_view_from_widget_state():
+    state = {
+        "box": _model("VBoxModel", children=["IPY_MODEL_s", "IPY_MODEL_img", "IPY_MODEL_r", "IPY_MODEL_secret"]),
+        "s": _model("SelectionSliderModel", description="d_k", index=2, _options_labels=["1", "2", "4", "8"]),
+        "img": {**_model("ImageModel", format="jpeg"),
+                "buffers": [{"path": ["value"], "data": base64.b64encode(PNG_1PX).decode(), "encoding": "base64"}]},
+        "r": _model("RadioButtonsModel", _options_labels=["几乎不变", "约 8 倍"], index=None),
+        "secret": _model("HTMLModel", value="the answer", layout="IPY_MODEL_hidden"),
+        "hidden": _model("LayoutModel", display="none"),
+    }
+    nb = nbformat.v4.new_notebook()
+    nb.metadata["widgets"] = {ww.STATE_MIME: {"state": state, "version_major": 2, "version_minor": 0}}
+    html = ww.widget_still_html(nb, "box")
+    assert 'data:image/jpeg;base64,' + base64.b64encode(PNG_1PX).decode() in html
+    assert "d_k" in html and ">4<" in html
+    assert "几乎不变" in html and "约 8 倍" in html and "●" not in html  # nothing chosen yet
+    assert "the answer" not in html, "a hidden widget (layout.display = none) is drawn"
+    assert ww.widget_still_html(nb, "missing") == ""
+
+
+def test_stills_come_from_a_kernel_run_of_the_notebook(tmp_path):
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [
+        nbformat.v4.new_markdown_cell("# t"),
+        nbformat.v4.new_code_cell("import base64, ipywidgets as w\n"
+                                  f"png = base64.b64decode({base64.b64encode(PNG_1PX).decode()!r})\n"
+                                  "w.VBox([w.IntSlider(value=7, description='t'), w.Image(value=png, format='png')])"),
+        nbformat.v4.new_code_cell("print('after the last widget')"),
+    ]
+    nb.cells[1].outputs = [nbformat.v4.new_output("display_data", {ww.WIDGET_MIME: {"model_id": "old"}, "text/plain": "VBox()"})]
+    path = tmp_path / "nb" / "t.ipynb"
+    path.parent.mkdir()
+    nbformat.write(nb, path)
+    run = ww.run_for_widget_state(path, timeout=120)
+    assert len(run.cells) == 2, "cells after the last widget cell must not run"
+    page, n = web.stage_notebook(nb, "t.ipynb", lite="L?path=t.ipynb", executed=run)
+    assert n == 1
+    html = next(o["data"]["text/html"] for c in page.cells if c.cell_type == "code" for o in c.outputs)
+    assert "data:image/png;base64," in html and ">7<" in html and 'href="L?path=t.ipynb"' in html
+    assert not list(path.parent.glob("*.json")) and sorted(p.name for p in path.parent.iterdir()) == ["t.ipynb"]
+
+
+def test_every_local_link_and_asset_exists(site):
+    """Every href/src of every page resolves to a file of the site (the browser edition aside)."""
+    missing = set()
+    for page in site.rglob("*.html"):
+        for ref in re.findall(r"""\b(?:href|src)\s*=\s*["']([^"']+)["']""", page.read_text(encoding="utf-8")):
+            if re.match(r"^(?:[a-z][a-z0-9+.-]*:|#|//)", ref, re.I) or "/lite/lab/" in ref or ref.startswith(LITE):
+                continue
+            target = (page.parent / ref.split("#")[0].split("?")[0]).resolve()
+            if ref.split("#")[0] and not target.exists():
+                missing.add(f"{page.relative_to(site)} -> {ref}")
+    assert not missing, "links to files the site does not have:\n" + "\n".join(sorted(missing)[:20])
+
+
+def test_student_site_has_no_solutions_and_no_guide(tmp_path):
+    pytest.importorskip("sphinx", reason='the web edition needs the editions extra: pip install -e ".[editions]"')
+    out = tmp_path / "student"
+    done = subprocess.run([sys.executable, str(ROOT / "tools" / "build_web_edition.py"), str(out), "--no-stills",
+                           "--student"], capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, f"build failed:\n{done.stdout[-2000:]}\n{done.stderr[-3000:]}"
+    solution_names = set()
+    for name in SERIES:
+        nb = nbformat.read(ROOT / "notebooks" / name, as_version=4)
+        for cell in nb.cells:
+            if "solution" in cell.metadata.get("tags", []):
+                solution_names |= set(re.findall(r"def (\w+_solution)\b", cell.source))
+    assert solution_names, "the series has solution cells defining *_solution functions"
+    for name in SERIES:
+        page = html.unescape(re.sub(r"<[^>]+>", "", (out / "notebooks" / f"{name[:-6]}.html").read_text(encoding="utf-8")))
+        download = (out / "notebooks" / name).read_text(encoding="utf-8")
+        for text, what in ((page, "page"), (download, ".ipynb download")):
+            leaked = {s for s in solution_names if f"def {s}" in text}
+            assert not leaked, f"student {what} of {name} shows solution code: {sorted(leaked)[:3]}"
+    assert not list((out / "docs" / "teaching").glob("02-*.html")), "the student site carries the teacher's guide"
