@@ -25,6 +25,8 @@ __all__ = [
     "check_int_in_range",
     "check_float_dtype",
     "check_distribution_rows",
+    "check_callable",
+    "check_str",
 ]
 
 
@@ -219,3 +221,17 @@ def check_distribution_rows(name: str, arr: np.ndarray, *, tol: float = 1e-6, hi
             f"with row sums {sums}{'...' if arr[..., 0].size > 4 else ''}. {hint}".rstrip()
         )
     return arr
+
+
+def check_callable(name: str, value, what: str):
+    """Return ``value`` if it is callable, else raise ``TypeError`` "<name> must be <what>; got <type>."."""
+    if not callable(value):
+        raise TypeError(f"{name} must be {what}; got {type(value).__name__}.")
+    return value
+
+
+def check_str(name: str, value) -> str:
+    """Return ``value`` if it is a ``str``, else raise ``TypeError`` naming ``name`` and the type received."""
+    if not isinstance(value, str):
+        raise TypeError(f"{name} must be a str; got {type(value).__name__}.")
+    return value

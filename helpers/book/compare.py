@@ -28,6 +28,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ..core.attention import scaled_dot_product_attention
+from ._validate import check_agreement, check_book_values
 from .printed import BOOK_QUANTITIES, BookQuantity, book_array, example_inputs, printed_decimals
 from ..core.projections import project_qkv
 from ..core.scores import dot_product_scores
@@ -149,11 +150,7 @@ def agrees_up_to_rounding(printed: str, value: float, relation: str = "~") -> bo
         ``"="``: the book claims an exact value (must match to 1e-12);
         ``"~"``: ``|printed - value| <= 0.5 * 10**-decimals`` (+1e-12 for ties).
     """
-    if relation not in ("~", "="):
-        raise ValueError(f"relation must be '~' (approximately) or '=' (exactly); got {relation!r}.")
-    value = float(value)
-    if not math.isfinite(value):
-        raise ValueError(f"value must be finite; got {value}.")
+    value = check_agreement(relation, value)
     d = printed_decimals(printed)
     tol = 1e-12 if relation == "=" else 0.5 * 10.0 ** (-d) + 1e-12
     return abs(float(printed) - value) <= tol
@@ -185,12 +182,7 @@ def compare_with_book(
     for q in quantities:
         printed = np.array(q.printed, dtype=object)
         for name, src in (("exact", exact), ("chain", chain)):
-            if q.key not in src:
-                raise ValueError(f"{name} values have no entry {q.key!r}.")
-            if np.shape(src[q.key]) != printed.shape:
-                raise ValueError(
-                    f"{name}[{q.key!r}] has shape {np.shape(src[q.key])}, but the book prints shape {printed.shape}."
-                )
+            check_book_values(name, src, q.key, printed.shape)
         ex = np.asarray(exact[q.key], dtype=float)
         ch = np.asarray(chain[q.key], dtype=float)
         for idx in np.ndindex(printed.shape):

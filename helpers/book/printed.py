@@ -22,6 +22,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ._validate import check_printed
+
 __all__ = [
     "BookQuantity",
     "BOOK_QUANTITIES",
@@ -143,14 +145,7 @@ def printed_decimals(printed: str) -> int:
     ValueError
         If it is not a plain decimal number.
     """
-    if not isinstance(printed, str):
-        raise TypeError(f"printed must be the number as a string (e.g. '0.450'); got {printed!r} (type {type(printed).__name__}).")
-    try:
-        float(printed)
-    except ValueError:
-        raise ValueError(f"printed must be a plain decimal number such as '0.450'; got {printed!r}.") from None
-    if any(c in printed.lower() for c in "ein"):
-        raise ValueError(f"printed must be a plain decimal number (no exponent, inf or nan); got {printed!r}.")
+    printed = check_printed(printed)
     return len(printed.split(".", 1)[1]) if "." in printed else 0
 
 

@@ -13,7 +13,8 @@ from collections.abc import Callable
 
 import numpy as np
 
-from .._validate import as_real_array, describe
+from .._validate import as_real_array, check_callable
+from ._validate import check_permutation, check_rnn_inputs
 from .gradcheck import numerical_gradient
 
 __all__ = ["permutation_matrix", "sensitivity_matrix", "toy_rnn"]
@@ -39,14 +40,8 @@ def permutation_matrix(perm) -> np.ndarray:
     ValueError
         If ``perm`` is not 1-D or is not a permutation of ``0..T-1``.
     """
-    p = np.asarray(perm)
-    if p.dtype == np.bool_ or not np.issubdtype(p.dtype, np.integer):
-        raise TypeError(f"perm must be an integer array (a permutation of 0..T-1); got {describe(p)}.")
-    if p.ndim != 1 or p.size == 0:
-        raise ValueError(f"perm must be a non-empty 1-D array of shape (T,); got {describe(p)}.")
+    p = check_permutation(perm)
     T = p.size
-    if not np.array_equal(np.sort(p), np.arange(T)):
-        raise ValueError(f"perm must contain each of 0..{T - 1} exactly once; got {p.tolist()}.")
     P = np.zeros((T, T))
     P[np.arange(T), p] = 1.0
     return P
@@ -84,8 +79,7 @@ def sensitivity_matrix(f: Callable[[np.ndarray], np.ndarray], X, eps: float = 1e
         If ``f`` is not callable, ``X`` is not a finite 2-D array, ``eps`` is not
         a positive finite number, or ``f`` does not return a finite 2-D array.
     """
-    if not callable(f):
-        raise TypeError(f"f must be a function of X; got {type(f).__name__}.")
+    check_callable("f", f, "a function of X")
     X = as_real_array("X", X, ndim=2, expected="(T, d_in)").astype(np.float64)
     as_real_array("f(X)", f(X.copy()), ndim=2, expected="(T_out, d_out)")
     # J[i, a, j, b] = d f(X)[i, a] / d X[j, b], by central differences; gradcheck also validates eps
@@ -113,17 +107,8 @@ def toy_rnn(X, W_x, W_h, h0=None) -> np.ndarray:
     numpy.ndarray, shape (T, d_h)
         Row ``t`` is the state after reading tokens ``0..t``.
     """
-    X = as_real_array("X", X, ndim=2, expected="(T, d_in)")
-    W_x = as_real_array("W_x", W_x, ndim=2, expected="(d_in, d_h)")
-    W_h = as_real_array("W_h", W_h, ndim=2, expected="(d_h, d_h)")
-    if W_x.shape[0] != X.shape[1]:
-        raise ValueError(f"W_x must have d_in = {X.shape[1]} rows to match X {tuple(X.shape)}; got W_x {tuple(W_x.shape)}.")
+    X, W_x, W_h, h = check_rnn_inputs(X, W_x, W_h, h0)
     d_h = W_x.shape[1]
-    if W_h.shape != (d_h, d_h):
-        raise ValueError(f"W_h must have shape (d_h, d_h) = ({d_h}, {d_h}) to match W_x {tuple(W_x.shape)}; got {tuple(W_h.shape)}.")
-    h = np.zeros(d_h) if h0 is None else as_real_array("h0", h0, ndim=1, expected=f"({d_h},)")
-    if h.shape != (d_h,):
-        raise ValueError(f"h0 must have shape ({d_h},); got {tuple(h.shape)}.")
     states = np.empty((X.shape[0], d_h), dtype=np.result_type(X, W_x, W_h, h))
     for t in range(X.shape[0]):
         h = np.tanh(X[t] @ W_x + h @ W_h)

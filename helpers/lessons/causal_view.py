@@ -17,7 +17,7 @@ from typing import NamedTuple
 import numpy as np
 from matplotlib.patches import Rectangle
 
-from .._validate import as_real_array, check_distribution_rows, check_int_in_range, describe
+from ._validate import check_attention_weights, check_label_count, check_position
 from ..ui.plotting import attention_heatmap, token_labels
 
 __all__ = ["CausalView", "causal_view_state", "CausalViewPlot", "causal_widget"]
@@ -50,13 +50,6 @@ class CausalView(NamedTuple):
     leaked: float
 
 
-def _check_weights(weights) -> np.ndarray:
-    A = as_real_array("weights", weights, ndim=2, expected="(T, T)")
-    if A.shape[0] != A.shape[1] or A.shape[0] == 0:
-        raise ValueError(f"weights must be a non-empty square (T, T) attention matrix; got {describe(A)}.")
-    return check_distribution_rows("weights", A)
-
-
 def causal_view_state(t, weights) -> CausalView:
     """The causal view of position ``t``: visible and hidden keys and its weight row.
 
@@ -79,10 +72,13 @@ def causal_view_state(t, weights) -> CausalView:
         For a non-integer or out-of-range ``t``, or ``weights`` that are not a
         square matrix of attention weights.
     """
-    A = _check_weights(weights)
-    T = A.shape[0]
-    t = check_int_in_range("t", t, 1, T, note=f" (a position 1..T = 1..{T}, 1-based as in the book)")
-    idx = np.arange(T)
+    A = check_attention_weights(weights)
+    return _view(check_position(t, A.shape[0]), A)
+
+
+def _view(t: int, A: np.ndarray) -> CausalView:
+    """:func:`causal_view_state` of an already-checked position and matrix."""
+    idx = np.arange(A.shape[0])
     allowed = idx < t
     row = A[t - 1].copy()
     return CausalView(t, idx[allowed], idx[~allowed], allowed, row, float(row[~allowed].sum()))
@@ -107,11 +103,9 @@ class CausalViewPlot:
     """
 
     def __init__(self, weights, labels=None, *, fig, t: int = 1):
-        self.weights = _check_weights(weights)
+        self.weights = check_attention_weights(weights)
         T = self.weights.shape[0]
-        self.labels = token_labels(T) if labels is None else [str(s) for s in labels]
-        if len(self.labels) != T:
-            raise ValueError(f"labels must have one entry per token ({T}); got {len(self.labels)}.")
+        self.labels = token_labels(T) if labels is None else check_label_count(labels, T)
         self.fig = fig
         self.ax_map, self.ax_bar = fig.subplots(1, 2, gridspec_kw={"width_ratios": [1.1, 1.0]})
         attention_heatmap(self.weights, self.labels, self.labels, ax=self.ax_map, colorbar=False,
@@ -135,7 +129,7 @@ class CausalViewPlot:
 
     def update(self, t: int) -> CausalView:
         """Show position ``t``; return the :class:`CausalView` that was drawn."""
-        view = causal_view_state(t, self.weights)
+        view = _view(check_position(t, self.weights.shape[0]), self.weights)  # weights checked once, in __init__
         T = self.weights.shape[0]
         self.row_box.set_y(view.t - 1.5)
         for j, bar in enumerate(self.bars):

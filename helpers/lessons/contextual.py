@@ -19,8 +19,8 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from .._validate import as_real_array, describe
-from ..core.softmax import is_distribution
+from .._validate import check_str
+from ._validate import check_mix_inputs, check_tokens
 
 __all__ = [
     "AXES",
@@ -77,8 +77,7 @@ def tokenize(sentence: str) -> list[str]:
     -------
     list of str
     """
-    if not isinstance(sentence, str):
-        raise TypeError(f"sentence must be a str; got {type(sentence).__name__}.")
+    check_str("sentence", sentence)
     tokens = [re.sub(r"[.,!?;:]", "", w) for w in sentence.split()]
     return [t for t in tokens if t]
 
@@ -105,23 +104,7 @@ def static_embeddings(tokens: Sequence[str], vocab: Mapping[str, np.ndarray] | N
     ValueError
         If a token is not in the vocabulary, or the table's vectors differ in length.
     """
-    if isinstance(tokens, str):
-        raise TypeError("tokens must be a sequence of words, not one string; use tokenize(sentence) first.")
-    if vocab is None:
-        vocab = toy_vocabulary()
-    rows = []
-    for t, tok in enumerate(tokens):
-        if not isinstance(tok, str):
-            raise TypeError(f"tokens[{t}] must be a str; got {type(tok).__name__}.")
-        key = tok.lower()
-        if key not in vocab:
-            raise ValueError(f"token {tok!r} (position {t}) is not in the vocabulary; known words: {sorted(vocab)}.")
-        rows.append(as_real_array(f"vocab[{key!r}]", vocab[key], ndim=1, expected="(d,)"))
-    if not rows:
-        raise ValueError("tokens is empty; a sentence needs at least one token.")
-    if len({r.shape for r in rows}) != 1:
-        raise ValueError(f"the vocabulary's vectors differ in length: {sorted({r.shape for r in rows})}.")
-    return np.stack(rows)
+    return np.stack(check_tokens(tokens, toy_vocabulary() if vocab is None else vocab))
 
 
 def contextual_mix(weights, vectors) -> np.ndarray:
@@ -146,20 +129,6 @@ def contextual_mix(weights, vectors) -> np.ndarray:
         If the number of weights differs from the number of vectors, or a row
         is not a distribution (a negative weight, or a sum other than 1).
     """
-    w = as_real_array("weights", weights, min_ndim=1, expected="(T,) or (T_q, T)")
-    X = as_real_array("vectors", vectors, ndim=2, expected="(T, d)")
-    if w.ndim > 2:
-        raise ValueError(f"weights must be (T,) or (T_q, T); got {describe(w)}.")
-    if w.shape[-1] != X.shape[0]:
-        raise ValueError(
-            f"one weight per token: weights has {w.shape[-1]} per row ({describe(w)}) but vectors has "
-            f"{X.shape[0]} rows ({describe(X)})."
-        )
-    if not is_distribution(w):
-        sums = np.round(np.atleast_1d(w.sum(axis=-1)), 6)
-        raise ValueError(
-            f"each weight row must be a distribution (all >= 0, sum 1); got min weight {w.min():.4g} "
-            f"and row sums {sums[:4].tolist()}."
-        )
+    w, X = check_mix_inputs(weights, vectors)
     return w @ X
 

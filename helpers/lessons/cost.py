@@ -28,9 +28,8 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-import numpy as np
-
 from .._validate import check_positive_int, check_real
+from ._validate import check_convention, check_score_dtype
 
 __all__ = [
     "CONVENTIONS",
@@ -50,12 +49,6 @@ __all__ = [
 CONVENTIONS = ("gemm", "exact")
 
 
-def _check_convention(convention) -> str:
-    if convention not in CONVENTIONS:
-        raise ValueError(f"convention must be one of {CONVENTIONS}; got {convention!r}.")
-    return convention
-
-
 def dot_flops(d: int, *, convention: str = "gemm") -> int:
     """Flops of one dot product of two length-``d`` vectors.
 
@@ -71,7 +64,7 @@ def dot_flops(d: int, *, convention: str = "gemm") -> int:
     int
     """
     d = check_positive_int("d", d)
-    return 2 * d if _check_convention(convention) == "gemm" else 2 * d - 1
+    return 2 * d if check_convention(convention, CONVENTIONS) == "gemm" else 2 * d - 1
 
 
 def matmul_flops(m: int, k: int, n: int, *, convention: str = "gemm") -> int:
@@ -216,15 +209,7 @@ def dtype_bytes(dtype) -> int:
     -------
     int
     """
-    if isinstance(dtype, str) and dtype.lower() in ("bfloat16", "bf16"):
-        return 2
-    try:
-        dt = np.dtype(dtype)
-    except TypeError:
-        raise TypeError(f"dtype must be a numpy floating dtype or 'bfloat16'; got {dtype!r}.") from None
-    if not np.issubdtype(dt, np.floating):
-        raise TypeError(f"dtype must be a floating dtype (scores are real numbers); got {dt}.")
-    return dt.itemsize
+    return check_score_dtype(dtype)
 
 
 def score_matrix_bytes(T_q: int, T_k: int | None = None, *, dtype="float32", batch: int = 1, heads: int = 1) -> int:

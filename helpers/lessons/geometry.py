@@ -4,28 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._validate import as_real_array, describe
+from ._validate import check_polar, check_vector_pair
 
 __all__ = ["cosine_similarity", "angle_between", "vector_at_angle"]
-
-
-def _pair(a, b) -> tuple[np.ndarray, np.ndarray]:
-    a = as_real_array("a", a, min_ndim=1, expected="(..., d)")
-    b = as_real_array("b", b, min_ndim=1, expected="(..., d)")
-    if a.shape[-1] != b.shape[-1]:
-        raise ValueError(f"a and b must have the same last dimension d; got a ({describe(a)}) and b ({describe(b)}).")
-    if a.shape[-1] == 0:
-        raise ValueError("a and b must have at least one component (d >= 1).")
-    try:
-        np.broadcast_shapes(a.shape, b.shape)
-    except ValueError:
-        raise ValueError(f"a and b must broadcast against each other; got a ({describe(a)}) and b ({describe(b)}).") from None
-    na = np.linalg.norm(a, axis=-1)
-    nb = np.linalg.norm(b, axis=-1)
-    if np.any(na == 0) or np.any(nb == 0):
-        which = "a" if np.any(na == 0) else "b"
-        raise ValueError(f"{which} contains a zero vector; its direction (and so the angle) is undefined.")
-    return a, b
 
 
 def cosine_similarity(a, b) -> float | np.ndarray:
@@ -53,7 +34,7 @@ def cosine_similarity(a, b) -> float | np.ndarray:
         If the last dimensions differ, or either input holds a zero vector
         (it has no direction).
     """
-    a, b = _pair(a, b)
+    a, b = check_vector_pair(a, b)
     cos = np.clip(np.sum(a * b, axis=-1) / (np.linalg.norm(a, axis=-1) * np.linalg.norm(b, axis=-1)), -1.0, 1.0)
     return float(cos) if cos.ndim == 0 else cos
 
@@ -75,7 +56,7 @@ def angle_between(a, b) -> np.ndarray:
     -------
     numpy.ndarray, shape (...)
     """
-    a, b = _pair(a, b)
+    a, b = check_vector_pair(a, b)
     na = np.linalg.norm(a, axis=-1, keepdims=True)
     nb = np.linalg.norm(b, axis=-1, keepdims=True)
     u = nb * a
@@ -99,9 +80,6 @@ def vector_at_angle(length, theta) -> np.ndarray:
         ``length * (cos theta, sin theta)``. Dotted with ``(L, 0)`` it gives
         ``length * L * cos(theta)``: the score-versus-angle curve.
     """
-    length = as_real_array("length", length, expected="scalar or (...)")
-    theta = as_real_array("theta", theta, expected="scalar or (...)")
-    if np.any(length < 0):
-        raise ValueError(f"length must be >= 0; got a minimum of {float(length.min())}.")
+    length, theta = check_polar(length, theta)
     length, theta = np.broadcast_arrays(length, theta)
     return np.stack([length * np.cos(theta), length * np.sin(theta)], axis=-1)

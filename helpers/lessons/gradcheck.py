@@ -15,7 +15,8 @@ from collections.abc import Callable
 
 import numpy as np
 
-from .._validate import as_real_array, check_real, describe
+from .._validate import as_real_array, check_callable, check_real, describe
+from ._validate import check_same_shape
 
 __all__ = ["numerical_gradient", "relative_error"]
 
@@ -47,8 +48,7 @@ def numerical_gradient(f: Callable, x, eps: float = 1e-6) -> np.ndarray:
         If ``eps`` is not a finite positive number, or ``f`` returns values of
         varying shape or non-finite values.
     """
-    if not callable(f):
-        raise TypeError(f"f must be a function of x; got {type(f).__name__}.")
+    check_callable("f", f, "a function of x")
     eps = check_real("eps", eps, strict=True, note=" (a finite positive step)")
     x = as_real_array("x", x).astype(np.float64)
     f0 = np.asarray(f(x.copy()), dtype=np.float64)
@@ -88,10 +88,7 @@ def relative_error(a, b, floor: float = 1e-12) -> float:
         0 for identical arrays; about 1e-9 for a correct float64 gradient
         against a central difference; O(1) for a wrong one.
     """
-    a = as_real_array("a", a)
-    b = as_real_array("b", b)
-    if a.shape != b.shape:
-        raise ValueError(f"a and b must have the same shape; got a {describe(a)} and b {describe(b)}.")
+    a, b = check_same_shape(("a", "b"), (a, b))
     if a.size == 0:
         return 0.0
     denom = np.maximum(np.maximum(np.abs(a), np.abs(b)), floor)

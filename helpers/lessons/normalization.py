@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._validate import as_real_array, describe
+from ._validate import check_hull_and_points, check_points
 
 __all__ = ["convex_hull_2d", "in_convex_hull_2d"]
 
@@ -35,9 +35,7 @@ def convex_hull_2d(points) -> np.ndarray:
         one; collinear points on an edge are dropped. ``h`` is 1 or 2 for
         degenerate inputs (all points equal, or all on a line).
     """
-    pts = as_real_array("points", points, ndim=2, expected="(n, 2)")
-    if pts.shape[1] != 2 or pts.shape[0] == 0:
-        raise ValueError(f"points must have shape (n, 2) with n >= 1; got {describe(pts)}.")
+    pts = check_points(points)
     p = sorted(set(map(tuple, pts.tolist())))
     if len(p) <= 2:
         return np.array(p, dtype=float)
@@ -71,14 +69,7 @@ def in_convex_hull_2d(hull, x, tol: float = 1e-9) -> np.ndarray:
     numpy.ndarray of bool, shape (m,) (or a 0-d array for a single point)
         True where the point is on the left of (or on) every edge.
     """
-    H = as_real_array("hull", hull, ndim=2, expected="(h, 2)")
-    if H.shape[1] != 2 or H.shape[0] < 3:
-        raise ValueError(f"hull must have shape (h, 2) with h >= 3 vertices; got {describe(H)}.")
-    X = as_real_array("x", x, expected="(m, 2)")
-    single = X.ndim == 1
-    X = np.atleast_2d(X)
-    if X.shape[-1] != 2 or X.ndim != 2:
-        raise ValueError(f"x must have shape (m, 2) or (2,); got {describe(X)}.")
+    H, X, single = check_hull_and_points(hull, x)
     a, b = H, np.roll(H, -1, axis=0)  # edges a_k -> b_k, shape (h, 2) each
     edge = b - a  # (h, 2)
     rel = X[:, None, :] - a[None, :, :]  # (m, h, 2)

@@ -21,6 +21,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from .._validate import as_real_array, check_flag, check_positive_int
+from ._validate import check_shape_steps
 from ..core.attention import scaled_dot_product_attention
 from ..core.projections import project_qkv
 from ..core.scores import dot_product_scores
@@ -130,9 +131,7 @@ def draw_shape_flow(steps, *, ax=None, title: str = r"shape flow of $\mathrm{sof
         The eleven box labels, in the order of ``steps``; each reads "name\\nshape\\nsymbolic"
         in short mathtext, e.g. "$Q$\\n(5, 3)\\n$(T, d_k)$" for the step "Q = X W_Q".
     """
-    steps = list(steps)
-    if len(steps) != len(_LAYOUT) or not all(isinstance(s, ShapeStep) for s in steps):
-        raise ValueError(f"steps must be the {len(_LAYOUT)} ShapeStep items returned by shape_flow(); got {len(steps)} item(s).")
+    steps = check_shape_steps(steps, len(_LAYOUT), ShapeStep)
     if ax is None:
         _, ax = plt.subplots(figsize=(9.0, 4.2))
     labels = []

@@ -18,7 +18,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .._validate import as_real_array, check_real, describe
+from ._validate import check_lookup_inputs, check_similarities, check_temperature
 from ..core.softmax import softmax, softmax_jacobian
 
 __all__ = ["LookupResult", "hard_lookup", "soft_lookup", "soft_lookup_jacobian", "ratio_weights"]
@@ -39,35 +39,10 @@ class LookupResult(NamedTuple):
     weights: np.ndarray
 
 
-def _check_lookup_inputs(q, K, V) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    q = as_real_array("q", q, ndim=1, expected="(d_k,)")
-    K = as_real_array("K", K, ndim=2, expected="(n, d_k)")
-    V = as_real_array("V", V, min_ndim=1, expected="(n, d_v) or (n,)")
-    if V.ndim > 2:
-        raise ValueError(f"V must be (n, d_v) or (n,); got {describe(V)}.")
-    if K.shape[1] != q.shape[0]:
-        raise ValueError(
-            f"d_k mismatch: the query is dotted with every key, so q and K need the same length; "
-            f"got q {tuple(q.shape)} and K {tuple(K.shape)}."
-        )
-    if K.shape[0] != V.shape[0]:
-        raise ValueError(
-            f"every key needs a value: K and V need the same number of rows; got K {tuple(K.shape)} and V {tuple(V.shape)}."
-        )
-    if K.shape[0] == 0:
-        raise ValueError("a lookup needs at least one key/value pair; got n = 0.")
-    return q, K, V
-
-
-def _check_temperature(temperature) -> float:
-    return check_real("temperature", temperature, strict=True,
-                      note=" (the hard lookup is the limit temperature -> 0, see hard_lookup)")
-
-
 def _soft_weights(q, K, V, temperature) -> tuple[np.ndarray, np.ndarray, float, np.ndarray]:
     """Validate, then return ``K, V, t, softmax(K q / t)`` (weights of shape (n,))."""
-    q, K, V = _check_lookup_inputs(q, K, V)
-    t = _check_temperature(temperature)
+    q, K, V = check_lookup_inputs(q, K, V)
+    t = check_temperature(temperature)
     return K, V, t, softmax((K @ q) / t)
 
 
@@ -92,7 +67,7 @@ def hard_lookup(q, K, V) -> LookupResult:
     while ``soft_lookup`` tends to the *average* of the tied values there.
     With one-hot keys and a one-hot query this is exactly a dict lookup.
     """
-    q, K, V = _check_lookup_inputs(q, K, V)
+    q, K, V = check_lookup_inputs(q, K, V)
     w = np.zeros(K.shape[0], dtype=np.float64)
     w[int(np.argmax(K @ q))] = 1.0
     return LookupResult(w @ V, w)
@@ -169,15 +144,5 @@ def ratio_weights(sim) -> np.ndarray:
     ValueError
         If some ``sim`` is negative or they sum to 0.
     """
-    s = as_real_array("sim", sim, ndim=1, expected="(n,)")
-    if s.size == 0:
-        raise ValueError("sim is empty; need at least one similarity.")
-    if (s < 0).any():
-        raise ValueError(
-            f"sim_i / sum(sim) is only a distribution for non-negative sim; got min {s.min():.4g}. "
-            "Make scores positive first, e.g. exp(score) (that is softmax)."
-        )
-    total = s.sum()
-    if total == 0:
-        raise ValueError("the similarities sum to 0, so sim / sum(sim) divides by zero.")
-    return s / total
+    s = check_similarities(sim)
+    return s / s.sum()

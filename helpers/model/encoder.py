@@ -27,6 +27,8 @@ from typing import NamedTuple
 import numpy as np
 
 from .._validate import as_real_array, check_positive_int
+from ._validate import check_encoder_sizes, check_hf_config, check_input_ids, check_layer_norm_inputs, check_pooled, \
+    check_weight
 from ..core.attention import scaled_dot_product_attention
 from ..core.heads import merge_heads, split_heads
 
@@ -64,14 +66,7 @@ class EncoderConfig:
     layer_norm_eps: float = 1e-12
 
     def __post_init__(self):
-        for name in ("vocab_size", "hidden", "n_layers", "n_heads", "intermediate", "max_positions", "type_vocab_size"):
-            v = getattr(self, name)
-            if isinstance(v, bool) or not isinstance(v, int) or v < 1:
-                raise ValueError(f"EncoderConfig.{name} must be a positive int; got {v!r}.")
-        if self.hidden % self.n_heads:
-            raise ValueError(f"hidden ({self.hidden}) must be divisible by n_heads ({self.n_heads}).")
-        if not self.layer_norm_eps > 0:
-            raise ValueError(f"layer_norm_eps must be > 0; got {self.layer_norm_eps!r}.")
+        check_encoder_sizes(self)
 
     def multiply_adds(self, T: int) -> int:
         """Multiply-adds of the matrix products of one forward pass over ``T`` tokens.
@@ -92,10 +87,7 @@ class EncoderConfig:
     @classmethod
     def from_hf_config(cls, cfg: Mapping) -> EncoderConfig:
         """Build from a Hugging Face BERT ``config.json`` dict (activation must be exact GELU)."""
-        if cfg.get("hidden_act", "gelu") != "gelu":
-            raise ValueError(f"only hidden_act='gelu' (exact erf form) is implemented; got {cfg.get('hidden_act')!r}.")
-        if cfg.get("position_embedding_type", "absolute") != "absolute":
-            raise ValueError(f"only absolute position embeddings are implemented; got {cfg.get('position_embedding_type')!r}.")
+        cfg = check_hf_config(cfg)
         return cls(vocab_size=cfg["vocab_size"], hidden=cfg["hidden_size"], n_layers=cfg["num_hidden_layers"],
                    n_heads=cfg["num_attention_heads"], intermediate=cfg["intermediate_size"],
                    max_positions=cfg["max_position_embeddings"], type_vocab_size=cfg["type_vocab_size"],
@@ -171,12 +163,7 @@ def layer_norm(x, gamma, beta, eps: float = 1e-12) -> np.ndarray:
     -------
     numpy.ndarray, shape (..., d)
     """
-    x = as_real_array("x", x, min_ndim=1, expected="(..., d)")
-    d = x.shape[-1]
-    gamma = as_real_array("gamma", gamma, ndim=1, expected=f"({d},)")
-    beta = as_real_array("beta", beta, ndim=1, expected=f"({d},)")
-    if gamma.shape != (d,) or beta.shape != (d,):
-        raise ValueError(f"gamma and beta must have shape ({d},) to match x {x.shape}; got {gamma.shape} and {beta.shape}.")
+    x, gamma, beta = check_layer_norm_inputs(x, gamma, beta)
     mu = x.mean(axis=-1, keepdims=True)
     var = ((x - mu) ** 2).mean(axis=-1, keepdims=True)
     return (x - mu) / np.sqrt(var + eps) * gamma + beta
@@ -184,15 +171,6 @@ def layer_norm(x, gamma, beta, eps: float = 1e-12) -> np.ndarray:
 
 def _dense(x, w, b):
     return x @ w.T + b
-
-
-def _get(weights: Mapping, name: str, shape: tuple) -> np.ndarray:
-    if name not in weights:
-        raise KeyError(f"weights lack {name!r} (expected shape {shape}).")
-    w = np.asarray(weights[name])
-    if w.shape != shape:
-        raise ValueError(f"weights[{name!r}] has shape {w.shape}; expected {shape}.")
-    return w
 
 
 def encoder_forward(weights: Mapping[str, np.ndarray], input_ids, config: EncoderConfig = EncoderConfig(),
@@ -223,31 +201,22 @@ def encoder_forward(weights: Mapping[str, np.ndarray], input_ids, config: Encode
         ``hidden_states`` (n_layers + 1, T, hidden) and ``attentions`` (n_layers, n_heads, T, T).
     """
     c = config
-    ids = np.asarray(input_ids)
-    if ids.ndim != 1 or ids.size == 0 or not np.issubdtype(ids.dtype, np.integer):
-        raise ValueError(f"input_ids must be a non-empty 1-D array of ints with shape (T,); got shape {ids.shape}, dtype {ids.dtype}.")
+    ids, tt = check_input_ids(input_ids, token_type_ids, c)
     T = ids.size
-    if ids.min() < 0 or ids.max() >= c.vocab_size:
-        raise ValueError(f"input_ids must lie in [0, {c.vocab_size}); got min {ids.min()}, max {ids.max()}.")
-    if T > c.max_positions:
-        raise ValueError(f"sequence of {T} tokens is longer than max_positions={c.max_positions}.")
-    tt = np.zeros(T, dtype=np.int64) if token_type_ids is None else np.asarray(token_type_ids)
-    if tt.shape != (T,) or not np.issubdtype(tt.dtype, np.integer) or tt.min() < 0 or tt.max() >= c.type_vocab_size:
-        raise ValueError(f"token_type_ids must be ints in [0, {c.type_vocab_size}) with shape ({T},); got shape {tt.shape}.")
     d, H = c.hidden, c.n_heads
     p = "embeddings."
-    word = _get(weights, p + "word_embeddings.weight", (c.vocab_size, d))
-    pos = _get(weights, p + "position_embeddings.weight", (c.max_positions, d))
-    typ = _get(weights, p + "token_type_embeddings.weight", (c.type_vocab_size, d))
+    word = check_weight(p + "word_embeddings.weight", weights, (c.vocab_size, d))
+    pos = check_weight(p + "position_embeddings.weight", weights, (c.max_positions, d))
+    typ = check_weight(p + "token_type_embeddings.weight", weights, (c.type_vocab_size, d))
     dtype = np.result_type(pos.dtype, np.float32)
     x = word[ids].astype(dtype) + pos[:T] + typ[tt]
-    x = layer_norm(x, _get(weights, p + "LayerNorm.weight", (d,)), _get(weights, p + "LayerNorm.bias", (d,)), c.layer_norm_eps)
+    x = layer_norm(x, check_weight(p + "LayerNorm.weight", weights, (d,)), check_weight(p + "LayerNorm.bias", weights, (d,)), c.layer_norm_eps)
     hidden, attn = [x], []
     for layer in range(c.n_layers):
         p = f"encoder.layer.{layer}."
 
         def W(name, shape, _p=p):
-            return _get(weights, _p + name, shape)
+            return check_weight(_p + name, weights, shape)
 
         def heads(name, _W=W, _x=x):  # (T, d) -> (H, T, d_h)
             y = _dense(_x, _W(f"attention.self.{name}.weight", (d, d)), _W(f"attention.self.{name}.bias", (d,)))
@@ -280,12 +249,8 @@ def mean_pool_normalize(hidden) -> np.ndarray:
     -------
     numpy.ndarray, shape (d,), unit Euclidean norm
     """
-    hidden = as_real_array("hidden", hidden, ndim=2, expected="(T, d)")
-    v = hidden.mean(axis=0)
-    n = np.linalg.norm(v)
-    if n == 0:
-        raise ValueError("the mean token vector is zero; it has no direction to normalise.")
-    return v / n
+    v = check_pooled(hidden).mean(axis=0)
+    return v / np.linalg.norm(v)
 
 
 def random_encoder_weights(config: EncoderConfig, rng: np.random.Generator, scale: float = 0.5) -> dict[str, np.ndarray]:

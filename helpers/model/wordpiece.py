@@ -22,6 +22,9 @@ import unicodedata
 from collections.abc import Mapping
 from typing import NamedTuple
 
+from .._validate import check_str
+from ._validate import check_vocab
+
 __all__ = ["load_vocab", "basic_tokenize", "wordpiece", "Encoding", "WordPieceTokenizer"]
 
 
@@ -97,8 +100,7 @@ def basic_tokenize(text: str, lowercase: bool = True) -> list[str]:
         Words and single punctuation characters, e.g.
         ``basic_tokenize("Didn't!") == ["didn", "'", "t", "!"]``.
     """
-    if not isinstance(text, str):
-        raise TypeError(f"text must be a str; got {type(text).__name__}.")
+    check_str("text", text)
     cleaned = []
     for ch in text:
         cp = ord(ch)
@@ -187,12 +189,7 @@ class WordPieceTokenizer:
     """
 
     def __init__(self, vocab: Mapping[str, int], lowercase: bool = True):
-        if not isinstance(vocab, Mapping):
-            raise TypeError(f"vocab must be a mapping token -> id; got {type(vocab).__name__}.")
-        missing = [t for t in ("[CLS]", "[SEP]", "[UNK]") if t not in vocab]
-        if missing:
-            raise ValueError(f"vocab lacks the special token(s) {missing}.")
-        self.vocab = dict(vocab)
+        self.vocab = dict(check_vocab(vocab))
         self.lowercase = bool(lowercase)
 
     @classmethod

@@ -13,7 +13,8 @@ from collections.abc import Sequence
 import matplotlib.pyplot as plt
 import numpy as np
 
-from .._validate import as_real_array, describe
+from .._validate import as_real_array
+from ._validate import check_heatmap_matrix, check_labels
 
 __all__ = [
     "STYLE", "MIN_FONT_PT", "MAX_DISPLAY_PX", "DIVERGING_CMAP", "use_style", "displayed_text_sizes",
@@ -75,15 +76,6 @@ def token_labels(T: int, prefix: str = "t") -> list[str]:
     return [f"{prefix}{i + 1}" for i in range(T)]
 
 
-def _check_labels(name: str, labels, n: int) -> list[str]:
-    if labels is None:
-        return token_labels(n)
-    labels = [str(s) for s in labels]
-    if len(labels) != n:
-        raise ValueError(f"{name} must have one label per {'row' if name == 'row_labels' else 'column'} ({n}); got {len(labels)}.")
-    return labels
-
-
 def attention_heatmap(
     A,
     row_labels: Sequence[str] | None = None,
@@ -120,12 +112,10 @@ def attention_heatmap(
     -------
     matplotlib.image.AxesImage
     """
-    A = as_real_array("A", A, ndim=2, expected="(T_q, T_k)", allow_nonfinite=True)
-    if np.isnan(A).any():
-        raise ValueError(f"A contains NaN ({describe(A)}); nothing sensible to draw.")
+    A = check_heatmap_matrix(A)
     tq, tk = A.shape
-    rows = _check_labels("row_labels", row_labels, tq)
-    cols = _check_labels("col_labels", col_labels, tk)
+    rows = token_labels(tq) if row_labels is None else check_labels("row_labels", row_labels, tq)
+    cols = token_labels(tk) if col_labels is None else check_labels("col_labels", col_labels, tk)
     if ax is None:
         _, ax = plt.subplots(figsize=(1.6 + 0.8 * tk, 1.2 + 0.6 * tq))
     shown = np.ma.masked_invalid(A)
@@ -180,7 +170,7 @@ def weights_bar(weights, labels: Sequence[str] | None = None, *, ax=None, title:
     matplotlib.container.BarContainer
     """
     w = as_real_array("weights", weights, ndim=1, expected="(T,)")
-    labels = _check_labels("labels", labels, w.shape[0])
+    labels = token_labels(w.shape[0]) if labels is None else check_labels("labels", labels, w.shape[0])
     if ax is None:
         _, ax = plt.subplots(figsize=(max(4.0, 0.6 * w.shape[0]), 2.8))
     hi = set(np.atleast_1d(highlight).tolist()) if highlight is not None else set()

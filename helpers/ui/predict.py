@@ -29,12 +29,11 @@ locks too). The explanation appears only then. Feedback is in Chinese, like the 
 from __future__ import annotations
 
 import math
-import numbers
 from collections.abc import Sequence
 from typing import NamedTuple
 
-from .._validate import check_int_in_range
-from .prediction_keys import KEYS, QID, ChoiceKey, NumberKey
+from ._validate import check_finite_number, check_index, check_options, check_question, check_text, check_tolerances
+from .prediction_keys import ChoiceKey, NumberKey
 
 __all__ = ["Feedback", "grade_choice", "grade_number", "predict_choice", "predict_number", "prediction_key",
            "prediction_explanation", "show_answer"]
@@ -54,61 +53,18 @@ class Feedback(NamedTuple):
     message: str
 
 
-def _check_text(name: str, value) -> str:
-    if not isinstance(value, str) or not value.strip():
-        raise TypeError(f"{name} must be a non-empty string; got {type(value).__name__} {value!r}.")
-    return value
-
-
-def _check_options(options) -> list[str]:
-    if isinstance(options, str) or not isinstance(options, Sequence):
-        raise TypeError(f"options must be a list of strings; got {type(options).__name__}.")
-    opts = [_check_text(f"options[{i}]", o) for i, o in enumerate(options)]
-    if len(opts) < 2:
-        raise ValueError(f"options must offer at least 2 choices; got {len(opts)}.")
-    if len(set(opts)) != len(opts):
-        raise ValueError(f"options must be distinct; got {opts}.")
-    return opts
-
-
-def _check_index(name: str, value, n: int) -> int:
-    return check_int_in_range(name, value, 0, n - 1, note=" (an index into options)")
-
-
-def _check_real(name: str, value, *, allow_none: bool = False) -> float | None:
-    if value is None and allow_none:
-        return None
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(float(value)):
-        raise TypeError(f"{name} must be a finite real number; got {type(value).__name__} {value!r}.")
-    return float(value)
-
-
-def _key(qid, kind: type) -> ChoiceKey | NumberKey:
-    """The key of question ``qid``, checked to be of ``kind``."""
-    if not isinstance(qid, str) or not QID.match(qid):
-        raise ValueError(f"qid must be a question id like '2.5-q1' (section 2.N, K-th question); got {qid!r}.")
-    if qid not in KEYS:
-        same = sorted(k for k in KEYS if k.split("-")[0] == qid.split("-")[0])
-        raise ValueError(f"qid {qid!r} has no answer key in helpers/ui/prediction_keys.py; keys of that section: {same}.")
-    key = KEYS[qid]
-    if not isinstance(key, kind):
-        want = "predict_choice" if isinstance(key, ChoiceKey) else "predict_number"
-        raise TypeError(f"qid {qid!r} is a {type(key).__name__}; ask it with H.{want}.")
-    return key
-
-
 def prediction_key(qid: str) -> int | float:
     """The answer key of question ``qid``: the index of the right option, or the right number.
 
     The reveal cell asserts it against the computation, e.g.
     ``assert H.prediction_key("2.7-q1") == observed``.
     """
-    return _key(qid, (ChoiceKey, NumberKey)).answer
+    return check_question(qid, (ChoiceKey, NumberKey)).answer
 
 
 def prediction_explanation(qid: str) -> str:
     """Why the key of question ``qid`` is right (Chinese); the widget shows it after an answer."""
-    return _key(qid, (ChoiceKey, NumberKey)).explanation
+    return check_question(qid, (ChoiceKey, NumberKey)).explanation
 
 
 def grade_choice(choice, answer: int, options: Sequence[str], explanation: str = "") -> Feedback:
@@ -128,11 +84,11 @@ def grade_choice(choice, answer: int, options: Sequence[str], explanation: str =
     -------
     Feedback
     """
-    opts = _check_options(options)
-    answer = _check_index("answer", answer, len(opts))
+    opts = check_options(options)
+    answer = check_index("answer", answer, len(opts))
     if choice is None:
         return Feedback(False, "还没有选择：先选一个选项，再点「提交预测」。")
-    choice = _check_index("choice", choice, len(opts))
+    choice = check_index("choice", choice, len(opts))
     tail = f"\n解释：{explanation}" if explanation else ""
     if choice == answer:
         return Feedback(True, f"✅ 预测正确：「{opts[answer]}」。{tail}")
@@ -155,14 +111,11 @@ def grade_number(value, answer: float, *, rel_tol: float = 0.1, abs_tol: float =
     -------
     Feedback
     """
-    answer = _check_real("answer", answer)
-    rel_tol = _check_real("rel_tol", rel_tol)
-    abs_tol = _check_real("abs_tol", abs_tol)
-    if rel_tol < 0 or abs_tol < 0 or (rel_tol == 0 and abs_tol == 0):
-        raise ValueError(f"rel_tol and abs_tol must be >= 0 and not both 0; got rel_tol={rel_tol}, abs_tol={abs_tol}.")
+    answer = check_finite_number("answer", answer)
+    rel_tol, abs_tol = check_tolerances(rel_tol, abs_tol)
     if value is None:
         return Feedback(False, "还没有输入数字：先填一个预测值，再点「提交预测」。")
-    value = _check_real("value", value)
+    value = check_finite_number("value", value)
     tail = f"\n解释：{explanation}" if explanation else ""
     if abs(value - answer) <= max(rel_tol * abs(answer), abs_tol):
         return Feedback(True, f"✅ 预测正确：{value:g} 与答案 {answer:g} 足够接近。{tail}")
@@ -175,10 +128,10 @@ def show_answer(qid: str, options: Sequence[str] | None = None) -> Feedback:
 
     ``options`` (the options the notebook shows) is required for a choice question.
     """
-    key = _key(qid, (ChoiceKey, NumberKey))
+    key = check_question(qid, (ChoiceKey, NumberKey))
     if isinstance(key, ChoiceKey):
-        opts = _check_options(options)
-        shown = f"「{opts[_check_index('answer', key.answer, len(opts))]}」"
+        opts = check_options(options)
+        shown = f"「{opts[check_index('answer', key.answer, len(opts))]}」"
     else:
         shown = f"{key.answer:g}"
     return Feedback(False, f"👀 没有预测，直接看答案：{shown}。运行下一格看看实际发生了什么。\n解释：{key.explanation}")
@@ -229,10 +182,10 @@ def predict_choice(qid: str, question: str, options: Sequence[str]) -> None:
     """
     import ipywidgets as widgets
 
-    key = _key(qid, ChoiceKey)
-    _check_text("question", question)
-    opts = _check_options(options)
-    answer = _check_index(f"the key of {qid}", key.answer, len(opts))
+    key = check_question(qid, ChoiceKey)
+    check_text("question", question)
+    opts = check_options(options)
+    answer = check_index(f"the key of {qid}", key.answer, len(opts))
     radio = widgets.RadioButtons(options=[(o, i) for i, o in enumerate(opts)], value=None,
                                  layout=widgets.Layout(width="auto"))
     return _show(question, radio, lambda: grade_choice(radio.value, answer, opts, key.explanation),
@@ -250,8 +203,8 @@ def predict_number(qid: str, question: str) -> None:
     """
     import ipywidgets as widgets
 
-    key = _key(qid, NumberKey)
-    _check_text("question", question)
+    key = check_question(qid, NumberKey)
+    check_text("question", question)
     tol = {"rel_tol": key.rel_tol, "abs_tol": key.abs_tol}
     grade_number(key.answer, key.answer, **tol)  # validates the key
     box = widgets.Text(value="", placeholder="例如 0.5", description="你的预测：",

@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterator
 
 import numpy as np
 
-from .._validate import check_positive_int
+from .._validate import check_callable, check_positive_int
 
 __all__ = ["single_blas_thread", "best_time", "median_time", "peak_traced_mib"]
 
@@ -40,17 +40,12 @@ def single_blas_thread() -> Iterator[bool]:
         yield True
 
 
-def _check_fn(fn) -> None:
-    if not callable(fn):
-        raise TypeError(f"fn must be a function of no arguments (wrap a call in a lambda); got {type(fn).__name__}.")
-
-
 def best_time(fn: Callable[[], object], repeat: int = 5, number: int = 1) -> float:
     """Fastest of ``repeat`` runs of ``number`` calls of ``fn``, in seconds per call.
 
     The minimum is the run least disturbed by everything else on the machine.
     """
-    _check_fn(fn)
+    check_callable("fn", fn, "a function of no arguments (wrap a call in a lambda)")
     repeat, number = check_positive_int("repeat", repeat), check_positive_int("number", number)
     best = np.inf
     for _ in range(repeat):
@@ -63,7 +58,7 @@ def best_time(fn: Callable[[], object], repeat: int = 5, number: int = 1) -> flo
 
 def median_time(fn: Callable[[], object], repeat: int = 10) -> float:
     """Median of ``repeat`` single calls of ``fn``, in seconds (what a user typically waits)."""
-    _check_fn(fn)
+    check_callable("fn", fn, "a function of no arguments (wrap a call in a lambda)")
     repeat = check_positive_int("repeat", repeat)
     times = []
     for _ in range(repeat):
@@ -80,7 +75,7 @@ def peak_traced_mib(fn: Callable[[], object]) -> float:
     BLAS library or an extension allocates on its own. Deterministic for a given
     computation, unlike a timing.
     """
-    _check_fn(fn)
+    check_callable("fn", fn, "a function of no arguments (wrap a call in a lambda)")
     was_tracing = tracemalloc.is_tracing()
     if not was_tracing:
         tracemalloc.start()
