@@ -13,9 +13,9 @@ from collections.abc import Callable
 
 import numpy as np
 
-from .._validate import as_real_array, check_callable
+from .._validate import as_real_array, check_callable, check_real
 from ._validate import check_permutation, check_rnn_inputs
-from .gradcheck import numerical_gradient
+from .gradcheck import numerical_gradient_of_checked
 
 __all__ = ["permutation_matrix", "sensitivity_matrix", "toy_rnn"]
 
@@ -82,8 +82,9 @@ def sensitivity_matrix(f: Callable[[np.ndarray], np.ndarray], X, eps: float = 1e
     check_callable("f", f, "a function of X")
     X = as_real_array("X", X, ndim=2, expected="(T, d_in)").astype(np.float64)
     as_real_array("f(X)", f(X.copy()), ndim=2, expected="(T_out, d_out)")
-    # J[i, a, j, b] = d f(X)[i, a] / d X[j, b], by central differences; gradcheck also validates eps
-    J = numerical_gradient(f, X, eps=eps)
+    eps = check_real("eps", eps, strict=True, note=" (a finite positive step)")
+    # J[i, a, j, b] = d f(X)[i, a] / d X[j, b], by central differences (f, X and eps are checked above)
+    J = numerical_gradient_of_checked(f, X, eps)
     return np.sqrt(np.sum(J**2, axis=(1, 3)))
 
 

@@ -64,7 +64,12 @@ def dot_flops(d: int, *, convention: str = "gemm") -> int:
     int
     """
     d = check_positive_int("d", d)
-    return 2 * d if check_convention(convention, CONVENTIONS) == "gemm" else 2 * d - 1
+    return _dot(d, check_convention(convention, CONVENTIONS))
+
+
+def _dot(d: int, convention: str) -> int:
+    """:func:`dot_flops` of an already-checked length and convention."""
+    return 2 * d if convention == "gemm" else 2 * d - 1
 
 
 def matmul_flops(m: int, k: int, n: int, *, convention: str = "gemm") -> int:
@@ -78,7 +83,7 @@ def matmul_flops(m: int, k: int, n: int, *, convention: str = "gemm") -> int:
     m = check_positive_int("m", m)
     k = check_positive_int("k", k)
     n = check_positive_int("n", n)
-    return m * n * dot_flops(k, convention=convention)
+    return m * n * _dot(k, check_convention(convention, CONVENTIONS))
 
 
 def dot_product_score_flops(T_q: int, d_k: int, T_k: int | None = None, *, convention: str = "gemm") -> int:
@@ -106,7 +111,7 @@ def dot_product_score_flops(T_q: int, d_k: int, T_k: int | None = None, *, conve
     T_q = check_positive_int("T_q", T_q)
     d_k = check_positive_int("d_k", d_k)
     T_k = check_positive_int("T_k", T_k)
-    return matmul_flops(T_q, d_k, T_k, convention=convention)
+    return T_q * T_k * _dot(d_k, check_convention(convention, CONVENTIONS))
 
 
 class AdditiveCost(NamedTuple):
@@ -180,13 +185,14 @@ def additive_score_cost(
     d_kk = check_positive_int("d_kk", d_kk)
     d_h = check_positive_int("d_h", d_h)
     tanh_flops = check_real("tanh_flops", tanh_flops)
+    convention = check_convention(convention, CONVENTIONS)
     pairs = T_q * T_k
-    projections = matmul_flops(T_q, d_q, d_h, convention=convention) + matmul_flops(T_k, d_kk, d_h, convention=convention)
+    projections = T_q * d_h * _dot(d_q, convention) + T_k * d_h * _dot(d_kk, convention)  # Q W_q and K W_k
     return AdditiveCost(
         projections=projections,
         pair_adds=pairs * d_h,
         tanh=int(round(pairs * d_h * tanh_flops)),
-        reduce=pairs * dot_flops(d_h, convention=convention),
+        reduce=pairs * _dot(d_h, convention),
     )
 
 
@@ -283,10 +289,9 @@ def score_matrix_cost(T_q: int, d_k: int, T_k: int | None = None, *, dtype="floa
         Both ``elements`` and ``bytes`` grow as T^2 for self-attention; ``flops`` as T^2 * d_k.
     """
     T_k = T_q if T_k is None else T_k
-    nbytes = score_matrix_bytes(T_q, T_k, dtype=dtype, batch=batch, heads=heads)
-    mats = check_positive_int("batch", batch) * check_positive_int("heads", heads)
-    return ScoreMatrixCost(
-        elements=mats * T_q * T_k,
-        flops=mats * dot_product_score_flops(T_q, d_k, T_k, convention=convention),
-        bytes=nbytes,
-    )
+    n = 1
+    for name, v in (("T_q", T_q), ("T_k", T_k), ("batch", batch), ("heads", heads)):
+        n *= check_positive_int(name, v)
+    itemsize = check_score_dtype(dtype)
+    d_k = check_positive_int("d_k", d_k)
+    return ScoreMatrixCost(elements=n, flops=n * _dot(d_k, check_convention(convention, CONVENTIONS)), bytes=n * itemsize)

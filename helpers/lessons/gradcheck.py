@@ -18,7 +18,7 @@ import numpy as np
 from .._validate import as_real_array, check_callable, check_real, describe
 from ._validate import check_same_shape
 
-__all__ = ["numerical_gradient", "relative_error"]
+__all__ = ["numerical_gradient", "numerical_gradient_of_checked", "relative_error"]
 
 
 def numerical_gradient(f: Callable, x, eps: float = 1e-6) -> np.ndarray:
@@ -50,7 +50,13 @@ def numerical_gradient(f: Callable, x, eps: float = 1e-6) -> np.ndarray:
     """
     check_callable("f", f, "a function of x")
     eps = check_real("eps", eps, strict=True, note=" (a finite positive step)")
-    x = as_real_array("x", x).astype(np.float64)
+    return numerical_gradient_of_checked(f, as_real_array("x", x).astype(np.float64), eps)
+
+
+def numerical_gradient_of_checked(f: Callable, x: np.ndarray, eps: float) -> np.ndarray:
+    """:func:`numerical_gradient` of an already-checked ``f``, float64 ``x`` and ``eps`` (a caller that has
+    checked them, such as :func:`helpers.lessons.attention_properties.sensitivity_matrix`, checks nothing twice).
+    """
     f0 = np.asarray(f(x.copy()), dtype=np.float64)
     jac = np.empty(f0.shape + x.shape, dtype=np.float64)
     flat_x = x.reshape(-1)
