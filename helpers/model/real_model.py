@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 import numpy as np
+from threadpoolctl import threadpool_limits
 
 from .._validate import as_real_array
 from .encoder import EncoderConfig, EncoderOutput, encoder_forward, mean_pool_normalize
@@ -114,10 +115,17 @@ class MiniLM(NamedTuple):
     release: Callable | None = None
 
     def run(self, text: str, mask=None) -> tuple[list[str], EncoderOutput]:
-        """Tokenize ``text`` and run the encoder: ``(tokens, EncoderOutput)``."""
+        """Tokenize ``text`` and run the encoder: ``(tokens, EncoderOutput)``.
+
+        BLAS runs on one thread here: a sentence's matrices are small (16 x 384 @ 384 x 1536), so a second
+        thread gains little on an idle machine and, on a busy or shared one (a lab room, a JupyterHub),
+        makes every product wait for a core: 2.13's forward pass took 0.5-1.2 s with two threads and
+        0.08-0.11 s with one, side by side on the shared 2-core machine.
+        """
         enc = self.tokenizer.encode(text)
-        return enc.tokens, encoder_forward(self.weights, np.array(enc.ids), self.config, mask=mask,
-                                           after_layer=self.release)
+        with threadpool_limits(limits=1, user_api="blas"):
+            return enc.tokens, encoder_forward(self.weights, np.array(enc.ids), self.config, mask=mask,
+                                               after_layer=self.release)
 
     def margins(self, text: str, pronoun: str, a: str, b: str) -> np.ndarray:
         """:func:`referent_margin` of ``text``: weight ``pronoun -> a`` minus ``pronoun -> b`` in every head.
