@@ -74,8 +74,24 @@ FONTLIST_PACKAGE = "self-attention-ch02-matplotlib-fontlist"
 APPS = ("lab",)
 KERNEL_PLUGIN = "@jupyterlite/pyodide-kernel-extension:kernel"
 
+# JupyterLab's command-mode arrow keys (move between cells, fold headings) match any focused
+# element inside a notebook, so a focused slider never sees them: ArrowLeft on a 2.10 slider
+# folds its section instead. The same bindings, minus anything inside a widget view.
+_COMMAND_MODE = ".jp-Notebook.jp-mod-commandMode:not(.jp-mod-readWrite) :focus"
+_ARROW_COMMANDS = {
+    "ArrowDown": "notebook:move-cursor-down",
+    "ArrowUp": "notebook:move-cursor-up",
+    "ArrowLeft": "notebook:move-cursor-heading-above-or-collapse",
+    "ArrowRight": "notebook:move-cursor-heading-below-or-expand",
+}
+SHORTCUTS = [entry for key, command in _ARROW_COMMANDS.items() for entry in (
+    {"command": command, "keys": [key], "selector": _COMMAND_MODE, "disabled": True},
+    {"command": command, "keys": [key], "selector": _COMMAND_MODE + ":not(.jupyter-widgets *)"},
+)]
+
 # Settings every learner gets (JupyterLite's overrides.json).
 SETTINGS = {
+    "@jupyterlab/shortcuts-extension:shortcuts": {"shortcuts": SHORTCUTS},
     "@jupyterlab/apputils-extension:notification": {"fetchNews": "false", "checkForUpdates": False},
     # All cells attached to the page: find-in-page and printing see the whole notebook.
     "@jupyterlab/notebook-extension:tracker": {"windowingMode": "none"},
