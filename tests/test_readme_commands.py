@@ -46,5 +46,5 @@ def test_open_command_opens_the_index_notebook():
 
 def test_extras_named_in_readme_exist():
     pyproject = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
-    for extra in set(re.findall(r'"\.\[(\w+)\]"', README)):
+    for extra in {e for group in re.findall(r'"\.\[([\w,]+)\]"', README) for e in group.split(",")}:
         assert re.search(rf"^{extra} = \[", pyproject, re.M), f"README installs extra [{extra}], which pyproject.toml lacks"
