@@ -176,10 +176,10 @@ def _flatten(outs: list) -> dict[str, list]:
     return dict(flat)
 
 
-def compare(notebook: Path, browser_cells: list[dict | None], skip: set[int] = frozenset()) -> list[str]:
-    """Every code cell whose browser outputs differ from the committed ones, as nbval would say."""
+def compare(notebook: Path, browser_cells: list[dict | None], skip: set[int] = frozenset()) -> dict[int, str]:
+    """Every code cell whose browser outputs differ from the committed ones: index -> what differs."""
     nb = nbformat.read(notebook, as_version=4)
-    diffs = []
+    diffs = {}
     for i, cell in enumerate(nb.cells):
         if cell.cell_type != "code" or "nbval-ignore-output" in cell.metadata.get("tags", []) or i in skip:
             continue
@@ -191,5 +191,5 @@ def compare(notebook: Path, browser_cells: list[dict | None], skip: set[int] = f
                 if want.get(key) != got.get(key):
                     lines.append(f"  {key}: committed {str(want.get(key))[:600]!r}\n  {' ' * len(key)}  browser   "
                                  f"{str(got.get(key))[:600]!r}")
-            diffs.append("\n".join(lines))
+            diffs[i] = "\n".join(lines)
     return diffs
