@@ -150,6 +150,16 @@ def test_site_structure(site_dir, builder):
         assert packages[key] == official["packages"][key], f"{key} differs from the official Pyodide lock"
     assert added == {helpers_key, "ipywidgets", "comm", "piplite", "pyodide-kernel", "ipykernel",
                      "widgetsnbextension", builder.FONTLIST_PACKAGE}
+    # The font cache the site ships is the one matplotlib's own FontManager version accepts
+    # (else matplotlib rebuilds it on every page load: see fontlist_wheel in the build).
+    import zipfile
+    with zipfile.ZipFile(pyodide / packages["matplotlib"]["file_name"]) as zf:
+        mpl_version = re.search(r"^\s+__version__ = (\d+)", zf.read("matplotlib/font_manager.py").decode(), re.M)
+    with zipfile.ZipFile(pyodide / packages[builder.FONTLIST_PACKAGE]["file_name"]) as zf:
+        shipped = json.loads(zf.read("matplotlib/fontlist.json"))
+    assert shipped["_version"] == int(mpl_version.group(1)) and shipped["ttflist"]
+    assert builder.FONTLIST_PACKAGE in kernel["loadPyodideOptions"]["packages"]
+    assert packages[builder.FONTLIST_PACKAGE]["depends"] == ["matplotlib"]  # installed after matplotlib's own file
     # No configuration names another host (a $schema id is not a request; the kernel's schema
     # default -- a CDN URL -- is overridden by pyodideUrl above).
     configs = [*site_dir.rglob("jupyter-lite.json"), site_dir / "overrides.json", *site_dir.rglob("jupyter-lite.ipynb")]
