@@ -227,6 +227,12 @@ def test_notebook_runs_as_committed(lite_context, site, site_dir, widget_budget_
                 moved = lab.move_slider(page, info, how, widget_budget_s, None, Path(name).stem)
                 assert moved.readout_after != moved.readout_before, f"{name}: slider {info['label']!r} did not move by {how}"
                 assert moved.driven_changed, f"{name}: slider {info['label']!r} moved by {how}, its figure did not change"
+            # ... while outside a widget the arrow keys still move between cells (command mode).
+            page.evaluate("p => { const n = window.__nbtest.panel(p).content; n.activeCellIndex = 0; "
+                          "n.mode = 'command'; n.node.focus(); }", name)
+            page.keyboard.press("ArrowDown")
+            assert page.evaluate("p => window.__nbtest.panel(p).content.activeCellIndex", name) == 1, \
+                f"{name}: ArrowDown in command mode no longer moves to the next cell"
     finally:
         page.close()
     assert FOREIGN[before:] == [], f"{name}: requests to other hosts: {FOREIGN[before:]}"
