@@ -10,6 +10,8 @@ Figures
   4  peak memory of each of the above
   classroom  peak kernel memory of every notebook vs the floor; N = 20 kernels at once
              (--quick: N = 4) (benchmarks.classroom; several minutes)
+  browser edition  2.5 in the browser edition (JupyterLite + Pyodide): cold and warm seconds
+             to its first live slider (benchmarks.browser_edition; needs the editions extra)
 
 Ratios, not absolute times, are the result: both sides of each ratio run in the same
 process, taking turns, on the same threads (numpy's BLAS and PyTorch pinned to 2).
@@ -46,6 +48,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-suite", action="store_true", help="skip figure 2")
     parser.add_argument("--no-attention", action="store_true", help="skip figures 3 and 4 (attention)")
     parser.add_argument("--no-classroom", action="store_true", help="skip the classroom figure")
+    parser.add_argument("--no-browser-edition", action="store_true", help="skip the browser-edition figure")
     parser.add_argument("--full-memory", action="store_true",
                         help="really run the plain path at T = 16384 in figure 4 (~3 GiB, tens of seconds) "
                              "instead of extrapolating it from T = 4096")
@@ -112,6 +115,16 @@ def main(argv: list[str] | None = None) -> int:
         except Exception as exc:  # one broken figure must not hide the others
             failed.append("classroom")
             print(f"FAILED: figure classroom raised {type(exc).__name__}: {exc}")
+
+    if not args.no_browser_edition:
+        print("\n== Figure browser edition: 2.5 to its first live slider, cold and warm ==", flush=True)
+        try:
+            from . import browser_edition
+
+            browser_edition.main()
+        except Exception as exc:  # one broken figure must not hide the others
+            failed.append("browser edition")
+            print(f"FAILED: figure browser edition raised {type(exc).__name__}: {exc}")
 
     if memory:
         print("\n== Figure 4 (summary): peak memory ==")

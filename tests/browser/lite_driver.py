@@ -1,0 +1,195 @@
+"""Drive the browser edition (a static JupyterLite site) and compare its outputs as nbval would.
+
+The site is served by a tiny static file server on 127.0.0.1 (what any school server or
+GitHub Pages does); the browser context aborts every request to any other host and records it.
+JupyterLite's page is JupyterLab's, so the notebook helpers of ``lab_driver`` (open a notebook,
+read its cells, move sliders) work on it unchanged; what differs lives here:
+
+- ``run_to_end``: Run All, as a learner does. JupyterLite's kernel cancels every cell after one
+  that raises, even when that cell is tagged ``raises-exception``; so where Run All stopped right
+  after such a cell, the rest is run one cell at a time (recorded in ``stopped_after``), and any
+  other stop is a failure.
+- ``compare``: each code cell's outputs against the committed ones, the way nbval compares
+  them (streams coalesced, the sanitizers of tests/nbval_sanitize.cfg, images and widget model
+  ids not compared, cells tagged ``nbval-ignore-output`` skipped).
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import http.server
+import threading
+import time
+import urllib.parse
+from collections import defaultdict
+from pathlib import Path
+
+import nbformat
+from nbval.plugin import coalesce_streams, get_sanitize_patterns, transform_streams_for_comparison
+
+ROOT = Path(__file__).resolve().parents[2]
+SANITIZE = get_sanitize_patterns((ROOT / "tests" / "nbval_sanitize.cfg").read_text(encoding="utf-8"))
+# nbval's own list (nbval.plugin.IPyNbFile.skip_compare, images not compared without --nbdime).
+SKIP_COMPARE = ("metadata", "traceback", "prompt_number", "output_type", "name", "execution_count",
+                "application/vnd.jupyter.widget-view+json", "image/png", "image/jpeg")
+LOCAL_HOSTS = {"127.0.0.1"}
+
+
+class _Quiet(http.server.SimpleHTTPRequestHandler):
+    extensions_map = {**http.server.SimpleHTTPRequestHandler.extensions_map, ".wasm": "application/wasm",
+                      ".mjs": "text/javascript", ".js": "text/javascript", ".json": "application/json"}
+
+    def log_message(self, *args):  # noqa: D401 - keep pytest's output clean
+        pass
+
+
+class StaticSite:
+    """``python -m http.server``, in a thread: serves ``root`` on 127.0.0.1 until ``stop()``."""
+
+    def __init__(self, root: Path):
+        self.root = root
+        handler = functools.partial(_Quiet, directory=str(root))
+        self.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
+        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+        self.thread.start()
+
+    def lab_url(self, notebook: str) -> str:
+        return f"{self.url}/lab/index.html?path={urllib.parse.quote(notebook)}"
+
+    def stop(self) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+def block_foreign_hosts(context, foreign: list[str]) -> None:
+    """Abort every request whose host is not 127.0.0.1 (and remember it); data:/blob: never reach a route."""
+    def route(r):
+        host = urllib.parse.urlsplit(r.request.url).hostname
+        if host in LOCAL_HOSTS:
+            r.continue_()
+        else:
+            foreign.append(r.request.url)
+            r.abort()
+    context.route("**/*", route)
+    context.on("request", lambda req: foreign.append(req.url)
+               if urllib.parse.urlsplit(req.url).scheme in {"http", "https", "ws", "wss"}
+               and urllib.parse.urlsplit(req.url).hostname not in LOCAL_HOSTS else None)
+
+
+_OUTPUTS_JS = """p => window.__nbtest.panel(p).content.widgets.map(c => c.model.type === 'code' ?
+    {count: c.model.executionCount, outputs: c.model.outputs.toJSON()} : null)"""
+
+
+def outputs(page, name: str) -> list[dict | None]:
+    return page.evaluate(_OUTPUTS_JS, name)
+
+
+def _idle(page, name: str, timeout_s: float) -> None:
+    ms = int(timeout_s * 1000)
+    page.evaluate(
+        """([p, ms]) => { const kernel = window.__nbtest.panel(p).sessionContext.session.kernel;
+                          const future = kernel.requestExecute(
+                              {code: '', silent: true, store_history: false, stop_on_error: false});
+                          return window.__nbtest.within(future.done, ms, 'kernel queue drained'); }""", [name, ms])
+    page.wait_for_function("p => window.__nbtest.status(p) === 'idle' && window.__nbtest.cells(p).every(c => !c.running)",
+                           arg=name, timeout=ms)
+
+
+def _command(page, command: str, timeout_s: float) -> dict:
+    page.evaluate(
+        """c => { window.__cmd = undefined;
+                  window.jupyterapp.commands.execute(c).then(
+                      r => { window.__cmd = {ok: true, value: String(r)}; },
+                      e => { window.__cmd = {ok: false, value: String(e)}; }); }""", command)
+    page.wait_for_function("() => window.__cmd !== undefined", timeout=int(timeout_s * 1000))
+    return page.evaluate("() => window.__cmd")
+
+
+def run_to_end(page, name: str, tags: dict[int, list[str]], timeout_s: float = 300) -> dict:
+    """Run All; after a stop right behind a ``raises-exception`` cell, run the rest cell by cell.
+
+    Returns {"seconds", "stopped_after": [cell indices], "problems": [...]}.
+    """
+    start = time.monotonic()
+    page.evaluate("p => window.jupyterapp.shell.activateById(window.__nbtest.panel(p).id)", name)
+    _command(page, "notebook:run-all-cells", timeout_s)
+    _idle(page, name, timeout_s)
+    stopped_after, problems = [], []
+    while True:
+        cells = outputs(page, name)
+        code = [i for i, c in enumerate(cells) if c is not None]
+        pending = [i for i in code if cells[i]["count"] is None and _source_nonempty(page, name, i)]
+        if not pending:
+            break
+        first = pending[0]
+        before = [i for i in code if i < first and cells[i]["count"] is not None]
+        last = before[-1] if before else None
+        raised = last is not None and any(o["output_type"] == "error" for o in cells[last]["outputs"])
+        if not (raised and "raises-exception" in tags.get(last, [])):
+            problems.append(f"cell {first} was not executed (the cell before it: {last})")
+            break
+        stopped_after.append(last)
+        for i in pending:  # the rest, one at a time (a further raises-exception cell stops nothing here)
+            page.evaluate("([p, i]) => { const panel = window.__nbtest.panel(p); panel.content.activeCellIndex = i; }",
+                          [name, i])
+            _command(page, "notebook:run-cell", timeout_s)
+            _idle(page, name, timeout_s)
+    return {"seconds": time.monotonic() - start, "stopped_after": stopped_after, "problems": problems}
+
+
+def _source_nonempty(page, name: str, i: int) -> bool:
+    return page.evaluate("([p, i]) => window.__nbtest.panel(p).content.widgets[i].model.sharedModel.getSource().trim() !== ''",
+                         [name, i])
+
+
+def _sanitize(s):
+    if not isinstance(s, str):
+        return s
+    for regex, replace in SANITIZE:
+        s = re.sub(regex, replace, s)
+    return s
+
+
+def _flatten(outs: list) -> dict[str, list]:
+    """nbval's comparison form: every key (data flattened by MIME type) -> its sanitized values."""
+    nodes = [nbformat.from_dict(o) for o in outs]
+    for o in nodes:
+        if o.get("output_type") == "stream" and isinstance(o.get("text"), list):
+            o.text = "".join(o.text)
+    flat = defaultdict(list)
+    for o in transform_streams_for_comparison(coalesce_streams(nodes)):
+        for key, value in o.items():
+            if key in SKIP_COMPARE:
+                continue
+            if key == "data":
+                for mime, v in value.items():
+                    if mime not in SKIP_COMPARE:
+                        flat[mime].append(_sanitize("".join(v) if isinstance(v, list) else v))
+            elif key == "ename":
+                # Pyodide's kernel names an exception by its class's repr ("<class 'AssertionError'>"),
+                # ipykernel by its name; the exception is the same.
+                flat[key].append(re.sub(r"^<class '(?:[\w.]+\.)?(\w+)'>$", r"\1", value))
+            else:
+                flat[key].append(_sanitize(value))
+    return dict(flat)
+
+
+def compare(notebook: Path, browser_cells: list[dict | None], skip: set[int] = frozenset()) -> dict[int, str]:
+    """Every code cell whose browser outputs differ from the committed ones: index -> what differs."""
+    nb = nbformat.read(notebook, as_version=4)
+    diffs = {}
+    for i, cell in enumerate(nb.cells):
+        if cell.cell_type != "code" or "nbval-ignore-output" in cell.metadata.get("tags", []) or i in skip:
+            continue
+        want = _flatten(cell.get("outputs", []))
+        got = _flatten(browser_cells[i]["outputs"])
+        if want != got:
+            lines = [f"cell {i}:"]
+            for key in sorted(set(want) | set(got)):
+                if want.get(key) != got.get(key):
+                    lines.append(f"  {key}: committed {str(want.get(key))[:600]!r}\n  {' ' * len(key)}  browser   "
+                                 f"{str(got.get(key))[:600]!r}")
+            diffs[i] = "\n".join(lines)
+    return diffs

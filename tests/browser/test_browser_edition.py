@@ -1,0 +1,240 @@
+"""The browser edition (tools/build_browser_edition.py): built, served on 127.0.0.1, run in Chromium.
+
+One build per session (downloads cached in ``SELF_ATTENTION_CH02_LITE_CACHE``, default the
+build's own cache, so local reruns need no network). Then:
+
+- the site's structure, without a browser: the helpers wheel is in the site and preloaded by the
+  kernel; every package in the site's pyodide-lock.json has its file, whose sha256 is the lock's;
+  every official Pyodide package is exactly the official lock's entry (npm ``pyodide``); the
+  kernel's Pyodide URL is the bundled copy and its PyPI fallback is off; no config names
+  another host;
+- every notebook, opened in JupyterLite in headless Chromium whose requests to any host but
+  127.0.0.1 are aborted (and asserted absent): Run All reaches the end, no cell errs (bar
+  ``raises-exception`` ones) or writes to stderr, and every code cell prints what the committed
+  notebook shows, compared as nbval compares (``lite_driver.compare``). Tolerated, and only
+  this: cells tagged ``nbval-ignore-output``; an exception's name as Pyodide's kernel spells it
+  (``<class 'AssertionError'>``); in 2.13, which runs here without the model's weights, the
+  cells that use the notebook's own ``HAVE`` switch -- there the load cell must print the fetch
+  command and the others nothing at all;
+- a slider of 2.5 and of 2.10, moved with the arrow keys and with the mouse, changes its figure.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import json
+import os
+import re
+import shutil
+import tarfile
+from pathlib import Path
+
+import lab_driver as lab
+import lite_driver as lite
+import nbformat
+import pytest
+from conftest import CHROMIUM_ARGS, _missing  # noqa: F401  (CHROMIUM_ARGS: the same flags as the lab tests)
+
+pytestmark = pytest.mark.browser
+
+ROOT = Path(__file__).resolve().parents[2]
+SERIES = sorted(p.name for p in (ROOT / "notebooks").glob("02-*.ipynb"))
+WITH_SLIDERS = ("02-05-scaling-by-sqrt-dk.ipynb", "02-10-causal-mask.ipynb")
+MODEL_NOTEBOOK = "02-13-real-model-attention.ipynb"
+FOREIGN: list[str] = []
+# Differences that are bugs of a notebook, not of the edition, until the notebook is fixed: the
+# test xfails on exactly these cells (and fails on any other difference, or once they are gone).
+KNOWN_DIFFERENCES = {
+    "02-01-contextual-representations.ipynb": {
+        11: "prints sum() of ten floats: Python >= 3.12 (Pyodide's 3.12.7) sums floats with Neumaier "
+            "compensation and prints 1.0, Python 3.11 prints 1.0000000000000002; the cell must add "
+            "left to right explicitly (a loop) to show the rounding on every Python",
+    },
+}
+
+
+def _builder():
+    spec = importlib.util.spec_from_file_location("build_browser_edition", ROOT / "tools" / "build_browser_edition.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+@pytest.fixture(scope="session")
+def builder():
+    if importlib.util.find_spec("jupyterlite_core") is None or importlib.util.find_spec("jupyterlite_pyodide_kernel") is None:
+        _missing('JupyterLite is not installed: pip install -e ".[test,editions]" (the editions extra).')
+    mod = _builder()
+    if shutil.which("npm") is None and not (Path(_cache(mod)) / mod.SOURCES["pyodide"][3]).exists():
+        _missing("npm is needed once to download Pyodide's core (sudo apt-get install npm).")
+    return mod
+
+
+def _cache(mod) -> Path:
+    return Path(os.environ.get("SELF_ATTENTION_CH02_LITE_CACHE") or mod.default_cache())
+
+
+@pytest.fixture(scope="session")
+def site_dir(builder, tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("browser-edition") / "site"
+    builder.build(out, _cache(builder))
+    return out
+
+
+@pytest.fixture(scope="module")
+def site(site_dir):
+    server = lite.StaticSite(site_dir)
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture(scope="module")
+def lite_context(browser):
+    ctx = browser.new_context(viewport={"width": 1280, "height": 900}, device_scale_factor=1)
+    lite.block_foreign_hosts(ctx, FOREIGN)
+    try:
+        yield ctx
+    finally:
+        ctx.close()
+
+
+# --------------------------------------------------------------------------- the site, no browser
+
+
+def _sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def test_site_structure(site_dir, builder):
+    manifest = json.loads((site_dir / "browser-edition.json").read_text(encoding="utf-8"))
+    assert manifest["notebooks"] == sorted(p.name for p in (ROOT / "notebooks").glob("*.ipynb"))
+    for name in manifest["notebooks"]:
+        assert (site_dir / "files" / name).read_bytes() == (ROOT / "notebooks" / name).read_bytes()
+
+    config = json.loads((site_dir / "jupyter-lite.json").read_text(encoding="utf-8"))["jupyter-config-data"]
+    kernel = config["litePluginSettings"][builder.KERNEL_PLUGIN]
+    assert kernel["pyodideUrl"] == "./static/pyodide/pyodide.js" and (site_dir / kernel["pyodideUrl"]).is_file()
+    assert kernel["disablePyPIFallback"] is True
+    assert all(u.startswith("./") and (site_dir / u.split("?")[0]).is_file() for u in kernel["pipliteUrls"])
+
+    pyodide = site_dir / "static" / "pyodide"
+    lock = json.loads((pyodide / "pyodide-lock.json").read_text(encoding="utf-8"))
+    packages = lock["packages"]
+    # The helpers wheel: in the lock, importable as `helpers`, preloaded by the kernel.
+    helpers_key = manifest["helpers_package"]
+    assert "helpers" in packages[helpers_key]["imports"]
+    assert helpers_key in kernel["loadPyodideOptions"]["packages"]
+    # Every package the kernel preloads, and everything they depend on, is in the site.
+    for name in kernel["loadPyodideOptions"]["packages"]:
+        key = re.sub(r"[-_.]+", "-", name).lower()
+        assert key in packages, f"the kernel preloads {name}, which the site's lock lacks"
+    for key, entry in packages.items():
+        path = pyodide / entry["file_name"]
+        assert path.is_file(), f"{key}: {entry['file_name']} is not in the site"
+        assert _sha256(path) == entry["sha256"], f"{key}: {path.name} does not match its sha256 in the lock"
+        assert all(re.sub(r"[-_.]+", "-", d).lower() in packages for d in entry["depends"]), key
+    # Official packages: exactly the entries of Pyodide's own lock (npm `pyodide`, itself pinned by sha256).
+    tgz = _cache(builder) / builder.SOURCES["pyodide"][3]
+    assert _sha256(tgz) == builder.SOURCES["pyodide"][4]
+    with tarfile.open(tgz) as tf:
+        official = json.load(tf.extractfile("package/pyodide-lock.json"))
+        for name in ("pyodide.asm.wasm", "pyodide.asm.js", "pyodide.js", "python_stdlib.zip"):
+            assert (pyodide / name).read_bytes() == tf.extractfile(f"package/{name}").read(), name
+    assert lock["info"] == official["info"] and official["info"]["version"] == builder.PYODIDE_VERSION
+    added = set(manifest["added_packages"])
+    assert {"numpy", "matplotlib", "ipython"} <= set(packages) - added
+    for key in set(packages) - added:
+        assert packages[key] == official["packages"][key], f"{key} differs from the official Pyodide lock"
+    assert added == {helpers_key, "ipywidgets", "comm", "piplite", "pyodide-kernel", "ipykernel",
+                     "widgetsnbextension", builder.FONTLIST_PACKAGE}
+    # The font cache the site ships is the one matplotlib's own FontManager version accepts
+    # (else matplotlib rebuilds it on every page load: see fontlist_wheel in the build).
+    import zipfile
+    with zipfile.ZipFile(pyodide / packages["matplotlib"]["file_name"]) as zf:
+        mpl_version = re.search(r"^\s+__version__ = (\d+)", zf.read("matplotlib/font_manager.py").decode(), re.M)
+    with zipfile.ZipFile(pyodide / packages[builder.FONTLIST_PACKAGE]["file_name"]) as zf:
+        shipped = json.loads(zf.read("matplotlib/fontlist.json"))
+    assert shipped["_version"] == int(mpl_version.group(1)) and shipped["ttflist"]
+    assert builder.FONTLIST_PACKAGE in kernel["loadPyodideOptions"]["packages"]
+    assert packages[builder.FONTLIST_PACKAGE]["depends"] == ["matplotlib"]  # installed after matplotlib's own file
+    # No configuration names another host (a $schema id is not a request; the kernel's schema
+    # default -- a CDN URL -- is overridden by pyodideUrl above).
+    configs = [*site_dir.rglob("jupyter-lite.json"), site_dir / "overrides.json", *site_dir.rglob("jupyter-lite.ipynb")]
+    assert len(configs) >= 3
+    for cfg in configs:
+        text = cfg.read_text(encoding="utf-8")
+        if cfg.suffix == ".ipynb":  # JupyterLite reads only its metadata (its markdown links to the docs)
+            text = json.dumps(json.loads(text).get("metadata", {}))
+        urls = [u for u in re.findall(r"(?:https?|wss?)://[^\s\"']+", text) if not u.startswith("http://json-schema.org/")]
+        assert not urls, f"{cfg.relative_to(site_dir)} names other hosts: {urls}"
+
+
+# --------------------------------------------------------------------------- every notebook, in Chromium
+
+
+def _tolerated(name: str, nb, browser_cells) -> tuple[set[int], list[str]]:
+    """Cells exempt from the comparison (and the checks that replace it) -- see the module docstring."""
+    if name != MODEL_NOTEBOOK:
+        return set(), []
+    problems = []
+    skip = {i for i, c in enumerate(nb.cells) if c.cell_type == "code" and re.search(r"\bHAVE\b", c.source)}
+    load = min(skip)
+    printed = "".join(o.get("text", "") for o in browser_cells[load]["outputs"] if o["output_type"] == "stream")
+    if "python -m helpers.model fetch" not in printed or "weights found and verified: False" not in printed:
+        problems.append(f"cell {load}: without the weights it should print the fetch command, printed {printed!r}")
+    for i in sorted(skip - {load}):
+        outs = [o for o in browser_cells[i]["outputs"] if o["output_type"] != "display_data"
+                or "application/vnd.jupyter.widget-view+json" not in o.get("data", {})]
+        if any(o["output_type"] in {"stream", "error"} for o in outs) and "try-it" not in nb.cells[i].metadata.get("tags", []):
+            problems.append(f"cell {i}: uses HAVE and printed without the model: {outs}")
+    return skip, problems
+
+
+@pytest.mark.parametrize("name", SERIES)
+def test_notebook_runs_as_committed(lite_context, site, site_dir, widget_budget_s, name):
+    page = lite_context.new_page()
+    page.set_default_timeout(120_000)
+    before = len(FOREIGN)
+    try:
+        lab.open_notebook(page, site, name, timeout_s=240)
+        tags = lab.notebook_tags(site_dir / "files" / name)
+        result = lite.run_to_end(page, name, tags)
+        assert not result["problems"], f"{name}: {result['problems']}"
+        cells = page.evaluate("p => window.__nbtest.cells(p)", name)
+        issues = lab.problems(lab.NotebookRun(name=name, cells=cells), tags)
+        assert not issues, f"{name} in the browser edition:\n" + "\n".join(issues)
+
+        nb = nbformat.read(site_dir / "files" / name, as_version=4)
+        browser_cells = lite.outputs(page, name)
+        skip, problems = _tolerated(name, nb, browser_cells)
+        assert not problems, f"{name}: " + "\n".join(problems)
+        diffs = lite.compare(site_dir / "files" / name, browser_cells, skip=skip)
+        known = KNOWN_DIFFERENCES.get(name, {})
+        unknown = {i: d for i, d in diffs.items() if i not in known}
+        assert not unknown, f"{name}: outputs differ from the committed notebook:\n" + "\n".join(unknown.values())
+        assert set(diffs) == set(known), f"{name}: known differences {sorted(set(known) - set(diffs))} are gone: " \
+                                         "remove them from KNOWN_DIFFERENCES"
+
+        if name in WITH_SLIDERS:
+            run = lab.NotebookRun(name=name, cells=cells)
+            assert lab.wait_widgets_rendered(page, run) > 0
+            assert not lab.widget_display_errors(page)
+            info = next(s for s in lab.sliders(page) if not s["disabled"])
+            for how in ("keyboard", "mouse"):
+                moved = lab.move_slider(page, info, how, widget_budget_s, None, Path(name).stem)
+                assert moved.readout_after != moved.readout_before, f"{name}: slider {info['label']!r} did not move by {how}"
+                assert moved.driven_changed, f"{name}: slider {info['label']!r} moved by {how}, its figure did not change"
+            # ... while outside a widget the arrow keys still move between cells (command mode).
+            page.evaluate("p => { const n = window.__nbtest.panel(p).content; n.activeCellIndex = 0; "
+                          "n.mode = 'command'; n.node.focus(); }", name)
+            page.keyboard.press("ArrowDown")
+            assert page.evaluate("p => window.__nbtest.panel(p).content.activeCellIndex", name) == 1, \
+                f"{name}: ArrowDown in command mode no longer moves to the next cell"
+    finally:
+        page.close()
+    assert FOREIGN[before:] == [], f"{name}: requests to other hosts: {FOREIGN[before:]}"
+    if KNOWN_DIFFERENCES.get(name):
+        pytest.xfail("; ".join(f"cell {i} {why}" for i, why in KNOWN_DIFFERENCES[name].items()))
