@@ -27,7 +27,7 @@ from typing import NamedTuple
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from .._validate import as_real_array
+from ._validate import check_attn, check_margins, check_token_index, check_token_positions, check_whole_tokens
 from .encoder import EncoderConfig, EncoderOutput, encoder_forward, mean_pool_normalize
 from .cache import (CONFIG_SHA256, ENV_VAR, FETCH_COMMAND, MODEL_SHA256, PACKAGE, VERSION, VOCAB_SHA256,
                           WeightsMismatchError, WeightsMissingError, cache_dir, fetch, missing_message,
@@ -137,11 +137,7 @@ class MiniLM(NamedTuple):
         numpy.ndarray, shape (n_layers, n_heads)
         """
         tokens, out = self.run(text)
-        idx = []
-        for name, word in (("pronoun", pronoun), ("a", a), ("b", b)):
-            if word not in tokens:
-                raise ValueError(f"{name}={word!r} is not a whole token of {text!r}; its tokens are {tokens}.")
-            idx.append(tokens.index(word))
+        idx = check_whole_tokens({"pronoun": pronoun, "a": a, "b": b}, text, tokens)
         return referent_margin(out.attentions, *idx)
 
     def embed(self, text: str) -> np.ndarray:
@@ -166,19 +162,6 @@ def load_minilm(directory: str | os.PathLike | None = None) -> MiniLM:
     return MiniLM(weights, config, WordPieceTokenizer.from_file(d / "vocab.txt"), d, release)
 
 
-def _attn(attn) -> np.ndarray:
-    a = as_real_array("attn", attn, ndim=4, expected="(n_layers, n_heads, T, T)")
-    if a.shape[-1] != a.shape[-2]:
-        raise ValueError(f"attn must be square in its last two axes (T, T); got shape {a.shape}.")
-    return a
-
-
-def _index(name: str, i, T: int) -> int:
-    if isinstance(i, bool) or not isinstance(i, (int, np.integer)) or not 0 <= i < T:
-        raise ValueError(f"{name} must be a token index in [0, {T}); got {i!r}.")
-    return int(i)
-
-
 def referent_margin(attn, i: int, a: int, b: int) -> np.ndarray:
     """How much more query token ``i`` attends to ``a`` than to ``b``, in every layer and head.
 
@@ -194,9 +177,9 @@ def referent_margin(attn, i: int, a: int, b: int) -> np.ndarray:
     numpy.ndarray, shape (n_layers, n_heads)
         ``attn[l, h, i, a] - attn[l, h, i, b]``; positive means "looks more at a".
     """
-    A = _attn(attn)
+    A = check_attn(attn)
     T = A.shape[-1]
-    i, a, b = (_index(n, v, T) for n, v in (("i", i), ("a", a), ("b", b)))
+    i, a, b = (check_token_index(n, v, T) for n, v in (("i", i), ("a", a), ("b", b)))
     return A[:, :, i, a] - A[:, :, i, b]
 
 
@@ -214,9 +197,8 @@ def special_share(attn, positions) -> float:
     float
         In [0, 1]; a uniform distribution would give ``len(positions) / T``.
     """
-    A = _attn(attn)
-    T = A.shape[-1]
-    pos = sorted({_index("positions", p, T) for p in positions})
+    A = check_attn(attn)
+    pos = check_token_positions(positions, A.shape[-1])
     return float(A[..., pos].sum(axis=-1).mean())
 
 
@@ -235,10 +217,5 @@ def flipped_heads(margin_a, margin_b, threshold: float = 0.0) -> list[tuple[int,
     list of (int, int)
         Sorted by layer then head; "flips toward a in sentence A and toward b in sentence B".
     """
-    ma = as_real_array("margin_a", margin_a, ndim=2, expected="(n_layers, n_heads)")
-    mb = as_real_array("margin_b", margin_b, ndim=2, expected="(n_layers, n_heads)")
-    if ma.shape != mb.shape:
-        raise ValueError(f"margin_a and margin_b must have the same shape; got {ma.shape} and {mb.shape}.")
-    if not threshold >= 0:
-        raise ValueError(f"threshold must be >= 0; got {threshold!r}.")
+    ma, mb = check_margins(margin_a, margin_b, threshold)
     return [(int(l) + 1, int(h) + 1) for l, h in np.argwhere((ma > threshold) & (mb < -threshold))]

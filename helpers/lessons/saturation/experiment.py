@@ -24,7 +24,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..._validate import as_real_array, check_positive_int
-from .view import (DEFAULT_T, SATURATED, bank_summary, check_d_k, check_inv_temp, check_seed, jacobian_norm,
+from ._validate import check_d_k, check_fit, check_inv_temp, check_problem, check_seed
+from .view import (D_MAX, DEFAULT_T, SATURATED, bank_summary, jacobian_norm,
                    score_bank)
 from ...core.softmax import entropy, softmax, softmax_of_checked
 
@@ -46,7 +47,7 @@ def saturation_rates(d_ks=(8, 32, 128, 512), inv_temp: float = 1.0, n_seeds: int
         ``median_jacobian_norm_<mode>`` — numpy arrays of shape (len(d_ks),) — and
         ``stderr_<mode>``, the binomial standard error sqrt(p (1 - p) / n_seeds) of each rate.
     """
-    d_ks = tuple(check_d_k(d) for d in d_ks)
+    d_ks = tuple(check_d_k(d, D_MAX) for d in d_ks)
     n_seeds = check_positive_int("n_seeds", n_seeds)
     summary = bank_summary(score_bank(T, n_seeds, d_ks), d_ks, inv_temp)
     out = {"d_ks": d_ks, "n_seeds": n_seeds, "inv_temp": summary.inv_temp}
@@ -97,7 +98,7 @@ def sampled_saturation_rates(d_ks=(8, 32, 128, 512), inv_temp: float = 1.0, n_dr
         each draw's ``||q|| / sqrt(d_k)`` (the factor that multiplies its scaled scores: an inverse
         temperature of the query's own), and ``saturated_scaled`` (n_draws, len(d_ks)) bool.
     """
-    d_ks = tuple(check_d_k(d) for d in d_ks)
+    d_ks = tuple(check_d_k(d, D_MAX) for d in d_ks)
     inv_temp = check_inv_temp(inv_temp)
     n_draws = check_positive_int("n_draws", n_draws)
     T = check_positive_int("T", T)
@@ -139,7 +140,7 @@ def saturation_table(d_ks=(16, 64, 256, 1024), T: int = DEFAULT_T, n_trials: int
     rng = np.random.default_rng(check_seed(seed))
     rows = []
     for d_k in d_ks:
-        d_k = check_d_k(d_k)
+        d_k = check_d_k(d_k, D_MAX)
         raw, _ = draw_scores(rng, n_trials, T, d_k)  # (n_trials, T)
         row = {"d_k": d_k, "std_theory": math.sqrt(d_k), "std_raw": float(raw.std())}
         for tag, s in (("raw", raw), ("scaled", raw / math.sqrt(d_k))):
@@ -174,27 +175,6 @@ class TrainingRun:
     query: np.ndarray
 
 
-def _check_problem(q, K, V, target):
-    q = as_real_array("q", q, min_ndim=1, expected="(..., d_k)")
-    K = as_real_array("K", K, min_ndim=2, expected="(..., T, d_k)")
-    V = as_real_array("V", V, min_ndim=2, expected="(..., T, d_v) or (T, d_v)")
-    return _check_fit(q, K, V, target)
-
-
-def _check_fit(q, K, V, target):
-    """Shapes and target of already-checked arrays; returns ``q, K, V, target (batch shape), batch``."""
-    batch = K.shape[:-2]
-    if q.shape != batch + K.shape[-1:] or V.shape[-2] != K.shape[-2] or V.shape[:-2] not in ((), batch):
-        raise ValueError(f"shapes do not fit: q {q.shape} (..., d_k), K {K.shape} (..., T, d_k), "
-                         f"V {V.shape} (..., T, d_v) or (T, d_v).")
-    t = np.asarray(target)
-    if not np.issubdtype(t.dtype, np.integer) or t.shape not in ((), batch):
-        raise ValueError(f"target must be an integer (or integer array of shape {batch}); got {target!r}.")
-    if np.any((t < 0) | (t >= K.shape[-2])):
-        raise ValueError(f"target must index a key (0 ... {K.shape[-2] - 1}); got {target!r}.")
-    return q, K, V, np.broadcast_to(t, batch), batch
-
-
 def query_loss_and_grad(q, K, V, target, scaled: bool):
     """Loss ``0.5 * ||softmax(c q K^T) V - V[target]||^2`` and its gradient in q (q a row vector).
 
@@ -208,7 +188,7 @@ def query_loss_and_grad(q, K, V, target, scaled: bool):
     grad : numpy.ndarray, shape (..., d_k)
     weights : numpy.ndarray, shape (..., T)
     """
-    q, K, V, t, batch = _check_problem(q, K, V, target)
+    q, K, V, t, batch = check_problem(q, K, V, target)
     Vb = np.broadcast_to(V, batch + V.shape[-2:])
     v_t = np.take_along_axis(Vb, t[..., None, None], axis=-2)[..., 0, :]
     loss, grad, a = _loss_and_grad(q, K, Vb, v_t, _scale(K, scaled))
@@ -250,7 +230,7 @@ def train_query(K, V, target, scaled: bool, *, lr: float = 0.5, steps: int = 200
     shape = K.shape[:-2] + K.shape[-1:]
     q = np.zeros(shape) if q0 is None else as_real_array("q0", q0, min_ndim=1, expected="(..., d_k)").astype(float)
     V = as_real_array("V", V, min_ndim=2, expected="(..., T, d_v) or (T, d_v)")
-    q, K, V, t, batch = _check_fit(q, K, V, target)   # every input checked once; the loop runs unchecked
+    q, K, V, t, batch = check_fit(q, K, V, target)   # every input checked once; the loop runs unchecked
     Vb = np.broadcast_to(V, batch + V.shape[-2:])
     v_t = np.take_along_axis(Vb, t[..., None, None], axis=-2)[..., 0, :]
     c = _scale(K, scaled)
@@ -293,7 +273,7 @@ def learning_trials(d_k: int, n_trials: int = 20, T: int = DEFAULT_T, *, lr: flo
         (n_trials, steps + 1) loss curves; ``grads_<tag>`` (n_trials, steps) ``||dL/dq||`` at
         every step; ``tag`` in ``("raw", "scaled")``.
     """
-    d_k = check_d_k(d_k)
+    d_k = check_d_k(d_k, D_MAX)
     n_trials = check_positive_int("n_trials", n_trials)
     T = check_positive_int("T", T)
     rng = np.random.default_rng(check_seed(seed))

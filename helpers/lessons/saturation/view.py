@@ -23,12 +23,12 @@ The Jacobian norm is the **Frobenius** norm everywhere.
 from __future__ import annotations
 
 import math
-import numbers
 from dataclasses import dataclass
 
 import numpy as np
 
 from ..._validate import check_positive_int
+from ._validate import check_bank, check_d_k, check_divide, check_inv_temp, check_seed, check_T, check_weight_rows
 from ...core.softmax import entropy, softmax, softmax_jacobian
 
 __all__ = [
@@ -50,41 +50,6 @@ SATURATED = 0.99
 _MODES = ("unscaled", "scaled")
 
 
-def check_d_k(d_k) -> int:
-    """``d_k`` as int if it is an integer in 1 ... D_MAX, else raise."""
-    d_k = check_positive_int("d_k", d_k)
-    if d_k > D_MAX:
-        raise ValueError(f"d_k={d_k} is too large: the fixed draw has D_MAX={D_MAX} components.")
-    return d_k
-
-
-def check_inv_temp(inv_temp) -> float:
-    """``inv_temp`` (1/tau) as float if it is a finite real in [0, 1000], else raise."""
-    if isinstance(inv_temp, bool) or not isinstance(inv_temp, numbers.Real):
-        raise TypeError(f"inv_temp must be a real number, got {inv_temp!r} (type {type(inv_temp).__name__}).")
-    m = float(inv_temp)
-    if not math.isfinite(m) or m < 0 or m > 1e3:
-        raise ValueError(f"inv_temp (1/tau) must be a finite number in [0, 1000]; got {inv_temp!r}.")
-    return m
-
-
-def check_seed(seed) -> int:
-    """``seed`` as int if it is a non-negative integer, else raise."""
-    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral):
-        raise TypeError(f"seed must be a non-negative integer, got {seed!r} (type {type(seed).__name__}).")
-    if seed < 0:
-        raise ValueError(f"seed must be a non-negative integer, got {seed}.")
-    return int(seed)
-
-
-def check_T(T) -> int:
-    """``T`` as int if it is an integer in 2 ... 4096, else raise."""
-    T = check_positive_int("T", T)
-    if not 2 <= T <= 4096:
-        raise ValueError(f"T (number of keys) must be between 2 and 4096; got {T}.")
-    return T
-
-
 def jacobian_norm(weights) -> np.ndarray:
     """Frobenius norm of the softmax Jacobian ``J = diag(a) - a a^T``, from the weights.
 
@@ -102,9 +67,7 @@ def jacobian_norm(weights) -> np.ndarray:
     numpy.ndarray, shape (...)
         ``||J||_F``: 0 for a one-hot row, 0.5 for two keys sharing the weight equally.
     """
-    a = np.asarray(weights, dtype=float)
-    if a.ndim == 0:
-        raise ValueError("weights must have at least one axis (..., T).")
+    a = check_weight_rows(weights)
     m = np.argmax(a, axis=-1)[..., None]
     a_max = np.take_along_axis(a, m, axis=-1)[..., 0]
     rest = a.copy()
@@ -182,9 +145,14 @@ def fixed_draw(seed: int = 0, T: int = DEFAULT_T) -> tuple[np.ndarray, np.ndarra
     Returns ``(query, keys)`` of shapes ``(D_MAX,)`` and ``(T, D_MAX)``; the
     sample for dimension ``d_k`` is ``query[:d_k]``, ``keys[:, :d_k]``.
     """
-    rng = np.random.default_rng(check_seed(seed))
+    return _draw(check_seed(seed), check_T(T))
+
+
+def _draw(seed: int, T: int) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`fixed_draw` of an already-checked seed and T."""
+    rng = np.random.default_rng(seed)
     query = rng.standard_normal(D_MAX)
-    keys = rng.standard_normal((check_T(T), D_MAX))
+    keys = rng.standard_normal((T, D_MAX))
     return query, keys
 
 
@@ -217,14 +185,14 @@ def saturation_state(d_k: int, inv_temp: float = 1.0, divide: bool = True, seed:
     SaturationView
         Never contains NaN or inf; computing it raises no floating-point warning.
     """
-    d_k = check_d_k(d_k)
+    d_k = check_d_k(d_k, D_MAX)
     inv_temp = check_inv_temp(inv_temp)
-    if not isinstance(divide, (bool, np.bool_)):
-        raise TypeError(f"divide must be True or False, got {divide!r}.")
-    query, keys = fixed_draw(seed, T) if draw is None else draw
+    divide = check_divide(divide)
+    seed = check_seed(seed)
+    query, keys = _draw(seed, check_T(T)) if draw is None else draw
     raw = keys[:, :d_k] @ query[:d_k]
     root = math.sqrt(d_k)
-    return SaturationView(d_k=d_k, inv_temp=inv_temp, divide=bool(divide), seed=check_seed(seed), T=keys.shape[0],
+    return SaturationView(d_k=d_k, inv_temp=inv_temp, divide=divide, seed=seed, T=keys.shape[0],
                           raw_scores=raw,
                           unscaled=_mode(raw, inv_temp, inv_temp * root),
                           scaled=_mode(raw, inv_temp / root, inv_temp))
@@ -240,10 +208,11 @@ def score_bank(T: int = DEFAULT_T, n_seeds: int = 200, d_ks=D_K_OPTIONS, first_s
         One seed at a time, so the temporaries stay at one draw (T * D_MAX floats).
     """
     n_seeds = check_positive_int("n_seeds", n_seeds)
-    idx = np.array([check_d_k(d) for d in d_ks]) - 1
-    bank = np.empty((n_seeds, len(idx), check_T(T)))
+    idx = np.array([check_d_k(d, D_MAX) for d in d_ks]) - 1
+    T, first_seed = check_T(T), check_seed(first_seed)
+    bank = np.empty((n_seeds, len(idx), T))
     for s in range(n_seeds):
-        query, keys = fixed_draw(check_seed(first_seed) + s, T)
+        query, keys = _draw(first_seed + s, T)
         bank[s] = np.cumsum(keys * query, axis=-1)[:, idx].T  # prefix sums = dot products of the first d_k components
     return bank
 
@@ -279,10 +248,8 @@ def bank_summary(bank: np.ndarray, d_ks=D_K_OPTIONS, inv_temp: float = 1.0) -> B
         Inverse temperature 1/tau applied to both modes.
     """
     inv_temp = check_inv_temp(inv_temp)
-    d_ks = tuple(check_d_k(d) for d in d_ks)
-    bank = np.asarray(bank, dtype=float)
-    if bank.ndim != 3 or bank.shape[1] != len(d_ks):
-        raise ValueError(f"bank must have shape (n_seeds, {len(d_ks)}, T); got {bank.shape}.")
+    d_ks = tuple(check_d_k(d, D_MAX) for d in d_ks)
+    bank = check_bank(bank, len(d_ks))
     roots = np.sqrt(np.array(d_ks, dtype=float))[None, :, None]
     out = {"median_max_weight": {}, "median_jacobian_norm": {}, "frac_saturated": {}}
     for mode, scores in zip(_MODES, (inv_temp * bank, inv_temp * bank / roots)):

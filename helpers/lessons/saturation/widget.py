@@ -21,8 +21,9 @@ import math
 import numpy as np
 
 from ...ui.plotting import DIVERGING_CMAP, STYLE
-from .view import (D_K_OPTIONS, DEFAULT_T, INV_TEMP_RANGE, SATURATED, bank_summary, check_d_k,
-                              check_inv_temp, check_seed, check_T, fixed_draw, saturation_state, score_bank)
+from ._validate import check_d_k, check_d_ks_listed, check_explorer_start, check_seed, check_T, check_view_fits
+from .view import (D_K_OPTIONS, D_MAX, DEFAULT_T, INV_TEMP_RANGE, SATURATED, bank_summary, fixed_draw, saturation_state,
+                   score_bank)
 
 __all__ = ["UNSCALED_COLOR", "SCALED_COLOR", "PRESETS", "SaturationFigure", "SaturationExplorer",
            "saturation_explorer", "small_multiples", "score_limit", "bar_verts", "readout_html", "encode_jpeg"]
@@ -178,8 +179,7 @@ class SaturationFigure:
 
     def render(self, view, summary) -> bytes:
         """Draw ``view`` (a SaturationView) and ``summary`` (a BankSummary); return JPEG bytes."""
-        if view.T != self.T:
-            raise ValueError(f"this figure has {self.T} bars; the view has T={view.T}.")
+        check_view_fits(view, self.T)
         shown, ghost = view.shown, view.ghost
         c_shown, c_ghost = (SCALED_COLOR, UNSCALED_COLOR) if view.divide else (UNSCALED_COLOR, SCALED_COLOR)
         # the score axis fits the chosen mode: its band and bars stay readable (the scaled band does not widen
@@ -276,11 +276,7 @@ class SaturationExplorer:
                  T: int = DEFAULT_T, n_seeds: int = 200):
         import ipywidgets as W
 
-        if check_d_k(d_k) not in D_K_OPTIONS:
-            raise ValueError(f"d_k must be one of {D_K_OPTIONS} for the explorer; got {d_k}.")
-        inv_temp = check_inv_temp(inv_temp)
-        if not INV_TEMP_RANGE[0] <= inv_temp <= INV_TEMP_RANGE[1]:
-            raise ValueError(f"inv_temp must lie in the slider's range {INV_TEMP_RANGE}; got {inv_temp}.")
+        d_k, inv_temp = check_explorer_start(d_k, inv_temp, D_K_OPTIONS, INV_TEMP_RANGE)
         self.T = check_T(T)
         self._start = {"d_k": d_k, "inv_temp": inv_temp, "divide": bool(divide), "seed": check_seed(seed)}
         self.figure = SaturationFigure(self.T)
@@ -370,9 +366,7 @@ def small_multiples(d_ks=(16, 64, 256, 1024), T: int = DEFAULT_T, seed: int = 0,
     """
     import matplotlib.pyplot as plt
 
-    d_ks = [check_d_k(d) for d in d_ks]
-    if not d_ks:
-        raise ValueError("d_ks must list at least one d_k.")
+    d_ks = check_d_ks_listed([check_d_k(d, D_MAX) for d in d_ks])
     draw = fixed_draw(seed, T)
     fig, axes = plt.subplots(2, len(d_ks), figsize=(min(9.0, 2.2 * len(d_ks)), 5.0), sharex=True, sharey=True,
                              squeeze=False)
