@@ -67,3 +67,26 @@ def test_hints_never_show_code(capsys, fn):
     out = capsys.readouterr().out
     for code in ("axis=", "keepdims", "sqrt(", "mean(", "x^2", "x**2", "np."):
         assert code not in out, (code, out)
+
+
+# ---- checks review (issue 20, a novice's own answers): the mistake is named, a float32 slip is told apart ----
+
+def sum_not_mean(x, g, eps):
+    return x / np.sqrt(np.sum(x**2, axis=-1, keepdims=True) + eps) * g
+
+
+def float32_then_float64_gain(x, g, eps):
+    x = x.astype(np.float32)                       # float32 work, then the float64 gain makes it float64 again
+    return x / np.sqrt(np.mean(x * x, axis=-1, keepdims=True) + eps) * g
+
+
+test_review_mistakes_are_named_accepts, test_review_mistakes_are_named = check_table(
+    check_rms_norm, [lambda x, g, eps: float32_then_float64_gain(x, g, eps).astype(np.float32)], {
+        "eps outside the root": (eps_outside, "eps 加在了开平方之后"),      # was the generic "不减均值" hint
+        "no eps": (no_eps, "eps 没有用上"),
+        "LayerNorm": (layer_norm, "LayerNorm"),
+        "sum instead of mean": (sum_not_mean, "平方和"),
+        "mean over axis 0": (wrong_axis, "平均沿错了轴"),
+        "no gain": (no_gain, "增益 g"),
+        "float32 work, float64 result": (float32_then_float64_gain, ["float32 的精度量级", "保持 float32"]),
+    })

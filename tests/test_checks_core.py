@@ -4,6 +4,7 @@ import numpy as np
 
 from helpers.checks import Case, check_array, check_softmax, run_check
 from helpers import softmax
+from check_verdicts import fails
 
 
 def test_pass_fail_and_not_done(capsys):
@@ -133,3 +134,32 @@ def test_a_learner_who_set_numpy_errors_to_raise_still_gets_a_verdict(capsys):
     finally:
         np.seterr(**old)
     capsys.readouterr()
+
+
+# ---- checks review (issue 20, a novice's own answers): the hint follows the reason it failed -------------
+
+def test_printing_instead_of_returning_gets_the_return_hint_not_the_case_hint(capsys):
+    from helpers.checks import check_cosine
+    out = fails(capsys, check_cosine(lambda a, b: print(float(a @ b / (np.linalg.norm(a) * np.linalg.norm(b))))))
+    assert "return 把结果交回来" in out, out
+    assert "余弦与长度无关" not in out, out          # the first case's hint was about the norms: not the mistake
+
+
+def test_a_right_value_of_the_wrong_type_gets_a_type_hint_not_the_case_hint(capsys):
+    from helpers.checks import check_nearest_word
+    out = fails(capsys, check_nearest_word(lambda c, E: float(np.argmax(E @ c / np.linalg.norm(E, axis=1)))))
+    assert "只差返回值的类型" in out, out
+    assert "点积会偏向长向量" not in out, out
+
+
+def test_a_float16_answer_is_rejected_and_told_float16_is_why(capsys):
+    from helpers.checks import check_scores, check_softmax
+
+    def softmax16(x):
+        e = np.exp((x - x.max(axis=-1, keepdims=True)).astype(np.float16))
+        return e / e.sum(axis=-1, keepdims=True)
+
+    out = fails(capsys, check_softmax(softmax16))                 # was accepted at float16's 1e-2
+    assert "float16" in out and "float32 或 float64" in out, out
+    out = fails(capsys, check_scores(lambda Q, K: (Q @ K.T).astype(np.float16)))
+    assert "float16" in out, out

@@ -112,3 +112,27 @@ REVIEW_WHOLE_FORMULA = [
     (check_qkv_parameter_count, lambda d, k, v: float(d * (k + k + v)), False),                     # an int is asked (issue 20)
 ]
 test_review_whole_formula_variants = verdict_table(REVIEW_WHOLE_FORMULA)
+
+
+# ---- checks review (issue 20, a novice's own answers): the five steps name the mistake actually made ------
+
+def _float32_then_float64(X, W_Q, W_K, W_V):
+    X, W_Q, W_K, W_V = (np.asarray(a, dtype=np.float32) for a in (X, W_Q, W_K, W_V))
+    Q, K, V = X @ W_Q, X @ W_K, X @ W_V
+    return _sm(Q @ K.T / np.sqrt(K.shape[1])) @ V     # np.sqrt of an int is float64: the result is float64
+
+
+FIVE_NAMED = {
+    "sqrt(d_v)": (lambda X, W_Q, W_K, W_V: _attn(X, W_Q, W_K, W_V, scale=np.sqrt(W_V.shape[1])), "缩放用了值的宽度 d_v"),
+    "sqrt(d_model)": (lambda X, W_Q, W_K, W_V: _attn(X, W_Q, W_K, W_V, scale=np.sqrt(X.shape[1])), "缩放用了 d_model"),
+    "no scale": (lambda X, W_Q, W_K, W_V: _attn(X, W_Q, W_K, W_V, scale=1.0), "分数没有缩放"),
+    "softmax over queries": (lambda X, W_Q, W_K, W_V: _sm((X @ W_Q) @ (X @ W_K).T / np.sqrt(W_K.shape[1]), axis=0)
+                             @ (X @ W_V), "查询轴"),
+    "A.T @ V": (lambda X, W_Q, W_K, W_V: _sm((X @ W_Q) @ (X @ W_K).T / np.sqrt(W_K.shape[1])).T @ (X @ W_V),
+                "权重矩阵被转置"),
+    "weights instead of output": (FIVE_WRONG["weights instead of output"], "你返回的是注意力权重"),
+    "global max": (_global_max, "整个分数矩阵的最大值"),
+    "float32 work, float64 result": (_float32_then_float64, ["float32 的精度量级", "保持 float32"]),
+}
+test_five_steps_review_accepts, test_five_steps_review_names_the_mistake = check_table(
+    check_five_steps, [lambda *a: _float32_then_float64(*a).astype(np.float32)], FIVE_NAMED)

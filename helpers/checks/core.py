@@ -97,19 +97,23 @@ def exception_text(exc: BaseException) -> str:
     return text if len(text) <= 300 else text[:297] + "..."
 
 
-# float32 (or float16) results are compared at their own precision: 64 units in the last place, relative
-# to the largest expected magnitude (a float32 matmul over d_k = 1024 needs ~5e-7). It is capped at 1e-2,
-# so a constant-factor error (1.04x, 1.01x) is still rejected in any dtype.
+# float32 results are compared at their own precision: 64 units in the last place, relative to the largest
+# expected magnitude (a float32 matmul over d_k = 1024 needs ~5e-7). It is capped at 1e-2, so a constant-factor
+# error (1.04x, 1.01x) is still rejected in any dtype. No task gives float16 inputs: a float16 result is held to
+# float32 precision (it fails, and is told that float16 is the reason, see _precision_reason).
 _ULPS = 64
 _MAX_DTYPE_RTOL = 1e-2
+_FLOAT16_REASON = "你的结果是 float16（半精度，只有约 3 位有效数字）"
+_MIXED_REASON = "差别很小，只在 float32 的精度量级"
 
 
 def dtype_tolerance(dtype, expected: np.ndarray, atol: float, rtol: float) -> tuple[float, float]:
-    """(atol, rtol) for a result of floating ``dtype``: never tighter than the check's, looser only below float64."""
+    """(atol, rtol) for a result of floating ``dtype``: never tighter than the check's, looser only for float32
+    (float16 is held to float32 precision)."""
     dtype = np.dtype(dtype)
     if dtype.kind != "f" or dtype.itemsize >= 8:
         return atol, rtol
-    tol = min(_ULPS * float(np.finfo(dtype).eps), _MAX_DTYPE_RTOL)
+    tol = min(_ULPS * float(np.finfo(np.float32 if dtype.itemsize < 4 else dtype).eps), _MAX_DTYPE_RTOL)
     finite = np.abs(expected[np.isfinite(expected)])
     scale = float(finite.max()) if finite.size else 0.0
     return max(atol, tol * scale), max(rtol, tol)
@@ -148,8 +152,10 @@ def _compare(got, expected, atol: float, rtol: float, dtype_aware: bool = True) 
     e = np.asarray(expected, dtype=float)
     if g.shape != e.shape:
         return f"你的结果形状（shape）是 {g.shape}，应为 {e.shape}"
+    check_atol, check_rtol = atol, rtol
+    got_dtype = np.asarray(got).dtype
     if dtype_aware:
-        atol, rtol = dtype_tolerance(np.asarray(got).dtype, e, atol, rtol)
+        atol, rtol = dtype_tolerance(got_dtype, e, atol, rtol)
     if np.any(np.isfinite(g) != np.isfinite(e)) or np.any(np.isnan(g) != np.isnan(e)):
         if np.isnan(g).any() and not np.isnan(e).any():
             if np.isinf(e).any():
@@ -169,8 +175,29 @@ def _compare(got, expected, atol: float, rtol: float, dtype_aware: bool = True) 
     if not np.all(close):
         # Say how many entries are off, not by how much: with an all-zero answer the
         # size of the error would give the expected values away.
-        return f"共 {close.size} 个元素中有 {int(close.size - close.sum())} 个数值不对"
+        return f"共 {close.size} 个元素中有 {int(close.size - close.sum())} 个数值不对" + (
+            _precision_reason(g, e, got_dtype, check_atol, check_rtol) if dtype_aware else "")
     return None
+
+
+def _precision_reason(g: np.ndarray, e: np.ndarray, dtype, atol: float, rtol: float) -> str:
+    """Why an answer that is off only at low precision fails (Chinese, appended to the reason), or "".
+
+    A float16 result that is right at float16 precision; a float64 result that is right only at float32
+    precision (float32 arrays combined with a float64 number, e.g. ``np.sqrt(d_k)``, come out float64).
+    The check's tolerance is not changed: these answers still fail, and are told why.
+    """
+    dtype = np.dtype(dtype)
+    if dtype.kind != "f" or dtype.itemsize == 4:
+        return ""
+    if dtype.itemsize < 4:
+        tol = _MAX_DTYPE_RTOL
+        scale = float(np.abs(e[np.isfinite(e)]).max()) if np.isfinite(e).any() else 0.0
+        near = np.isclose(g, e, atol=max(atol, tol * scale), rtol=max(rtol, tol), equal_nan=True)
+        return f"：{_FLOAT16_REASON}，检查至少按 float32 的精度比较" if np.all(near) else ""
+    atol32, rtol32 = dtype_tolerance(np.float32, e, atol, rtol)
+    near = np.isclose(g, e, atol=atol32, rtol=rtol32, equal_nan=True)
+    return f"（{_MIXED_REASON}）" if np.all(near) else ""
 
 
 def type_problem(got, result_type) -> str | None:
@@ -329,6 +356,16 @@ def run_check(
             hint = case.hint or general_hint
             if "原地修改" in reason:
                 hint = "把中间结果存进新的变量，而不是用 -=、/= 之类的原地运算改写传进来的数组。"
+            elif reason.startswith("你的函数返回了 None"):
+                hint = "函数要用 return 把结果交回来：只用 print 打印出来的话，调用它的代码（和检查）拿到的是 None。"
+            elif reason.startswith("数值对了"):
+                hint = "数值已经对了，只差返回值的类型：按练习说明里要求的类型返回。"
+            elif _FLOAT16_REASON in reason:
+                hint = "float16 的舍入误差比这个练习允许的大：请用 float32 或 float64 计算，结果保持这个精度。"
+            elif _MIXED_REASON in reason:
+                hint = ("如果你在中途把数组转成了 float32，之后又和 float64 的数（例如对整数 d_k 开平方得到的数）一起运算，结果会变回 float64，"
+                        "精度却只有 float32 的：要么全程用 float64，要么让结果保持 float32（检查会按 float32 的精度比较）。"
+                        "如果你没有用 float32：差别这么小，通常是某个很小的量（例如 eps）放错了位置，或者某个常数只写了几位小数。")
             msg = f"{FAIL} {name}：{where}：{reason}。" + (f"\n   提示（hint）：{hint}" if hint else "")
             print(msg)
             return CheckResult(name, False, len(cases), k, msg)

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .core import FAIL, Case, CheckResult, as_numbers, exception_text, run_check, type_problem
+from .core import FAIL, Case, CheckResult, _compare, as_numbers, dtype_tolerance, exception_text, run_check, type_problem
 from .numpy_only import helpers_references, helpers_tripwire
 
 __all__ = ["Wrong", "run_diagnosed"]
@@ -63,7 +63,7 @@ def _same_outcome(a, b) -> bool:
     return a[1][0] == b[1][0] if a[0] == "raised" else _same_result(a[1], b[1])
 
 
-def _matching_wrong(fn, cases: Sequence[Case], k: int, wrong: Sequence[Wrong]) -> Wrong | None:
+def _matching_wrong(fn, cases: Sequence[Case], k: int, wrong: Sequence[Wrong], passes=None) -> Wrong | None:
     """The known wrong answer that behaves most like ``fn``: like it on the failing case ``k`` (where it is
     wrong) and on at least half of all the cases; the first listed wins a tie.
 
@@ -77,14 +77,29 @@ def _matching_wrong(fn, cases: Sequence[Case], k: int, wrong: Sequence[Wrong]) -
         learner = [_outcome(fn, _copied(c)) for c in cases]
         for w in wrong:
             theirs = [_outcome(w.fn, _copied(c)) for c in cases]
-            if theirs[k][0] == "value" and _same_result(theirs[k][1], cases[k].expected):
-                continue   # right on the failing case: it cannot be what went wrong there
+            if theirs[k][0] == "value" and (passes(theirs[k][1], cases[k]) if passes is not None
+                                            else _same_result(theirs[k][1], cases[k].expected)):
+                continue   # right on the failing case (it would pass it): it cannot be what went wrong there
             if not _same_outcome(learner[k], theirs[k]):
                 continue
             score = sum(_same_outcome(a, b) for a, b in zip(learner, theirs))
             if score > best_score:
                 best, best_score = w, score
     return best
+
+
+def _passes(check_kwargs: dict, value, case: Case) -> bool:
+    """Is ``value`` right on ``case``: within the check's tolerance, or (where float32 answers are accepted)
+    within float32 precision? A wrong answer that close cannot be told from a float32 rounding error, so it is
+    not named; one further off is (with eps = 1e-2 a misplaced eps is far off). Never raises."""
+    atol = check_kwargs.get("atol", 1e-6) if case.atol is None else case.atol
+    rtol = check_kwargs.get("rtol", 1e-6) if case.rtol is None else case.rtol
+    try:
+        if check_kwargs.get("dtype_aware", True) and not isinstance(case.expected, tuple):
+            atol, rtol = dtype_tolerance(np.float32, np.asarray(case.expected, dtype=float), atol, rtol)
+        return _compare(value, case.expected, atol, rtol, dtype_aware=False) is None
+    except Exception:
+        return False
 
 
 def _copied(case: Case) -> Case:
@@ -170,9 +185,9 @@ def run_diagnosed(
     if not result.passed:
         k = result.n_passed
         if msg.startswith(FAIL) and k < len(cases) and len(seen) > k and not msg.split("：", 2)[1].startswith("你的函数的参数"):
-            w = _matching_wrong(fn, cases, k, wrong)
+            w = _matching_wrong(fn, cases, k, wrong, passes=functools.partial(_passes, kwargs))
             if w is not None:   # the mistake is known: drop the generic guesses at the cause, name it
-                msg = re.sub(r"（常见原因：[^）]*）", "", msg.split(_HINT_SEP)[0]) + _HINT_SEP + w.hint
+                msg = re.sub(r"（(常见原因：|差别很小)[^）]*）", "", msg.split(_HINT_SEP)[0]) + _HINT_SEP + w.hint
         print(msg)
         return CheckResult(result.name, False, result.n_cases, result.n_passed, msg)
     print(msg)

@@ -13,6 +13,36 @@ from .diagnose import Wrong, run_diagnosed
 __all__ = ["check_five_steps", "check_qkv_parameter_count", "check_key_padding_attention", "check_batched_cross_attention", "check_cross_param_count"]
 
 
+def _fs_wrong(scale="d_k", axis=-1, shift="row", weights=False, transpose_a=False):
+    """A classic wrong version of the five steps (for naming the learner's mistake)."""
+    def wrong(X, W_Q, W_K, W_V):
+        Q, K, V = X @ W_Q, X @ W_K, X @ W_V
+        d = {"d_k": K.shape[1], "d_v": V.shape[1], "d_model": X.shape[1], "none": 1.0, "T": X.shape[0]}
+        S = Q @ K.T / (K.shape[1] if scale == "d_k itself" else np.sqrt(d[scale]))
+        if shift == "global":
+            E = np.exp(S - S.max())
+            A = E / E.sum(axis=-1, keepdims=True)
+        else:
+            A = lenient_softmax(S, axis=axis)
+        if weights:
+            return A
+        return (A.T if transpose_a else A) @ V
+    return wrong
+
+
+_FS_WRONG = [
+    Wrong("缩放用了值的宽度 d_v：除以的应是查询、键的宽度 d_k 的平方根。", _fs_wrong(scale="d_v")),
+    Wrong("缩放用了 d_model：投影之后查询和键的宽度是 d_k，除以它的平方根。", _fs_wrong(scale="d_model")),
+    Wrong("缩放用了 token 的个数 T：d_k 是查询、键的宽度（最后一个轴的长度）。", _fs_wrong(scale="T")),
+    Wrong("除以的是 d_k 本身：应除以 d_k 的平方根。", _fs_wrong(scale="d_k itself")),
+    Wrong("分数没有缩放：点积之后要除以 √d_k。", _fs_wrong(scale="none")),
+    Wrong("softmax 沿的是查询轴（每一列和为 1）：每个查询要在它的所有键上归一化，沿最后一个轴。", _fs_wrong(axis=0)),
+    Wrong("减去的是整个分数矩阵的最大值：远低于它的行会下溢成 0/0。每一行减去自己的最大值。", _fs_wrong(shift="global")),
+    Wrong("你返回的是注意力权重：还差最后一步，用权重对值加权求和。", _fs_wrong(weights=True)),
+    Wrong("权重矩阵被转置了：输出的第 i 行用的是第 i 个查询的那一行权重（行是查询，列是键）。", _fs_wrong(transpose_a=True)),
+]
+
+
 @float_safe
 def check_five_steps(fn) -> CheckResult:
     """Check a learner's ``fn(X, W_Q, W_K, W_V) -> output`` built from the five steps.
@@ -44,7 +74,7 @@ def check_five_steps(fn) -> CheckResult:
         Case("分数很大、各行相差很远", (X4, *W4), H.self_attention(X4, *W4).output,
              "取指数之前减去每一行自己的最大值：减整个矩阵的最大值会让远低于它的行下溢成 0/0，不减则会溢出。"),
     ]
-    return run_diagnosed("check_five_steps", fn, cases, numpy_only=True, atol=1e-8, rtol=1e-6)
+    return run_diagnosed("check_five_steps", fn, cases, wrong=_FS_WRONG, numpy_only=True, atol=1e-8, rtol=1e-6)
 
 
 @float_safe

@@ -11,6 +11,7 @@ import numpy as np
 import helpers as H
 
 from .core import Case, CheckResult, float_safe, run_check
+from .diagnose import Wrong, run_diagnosed
 
 __all__ = ["check_split_heads", "check_multi_head", "check_rms_norm"]
 
@@ -73,6 +74,35 @@ def _reference(x, g, eps):
     return out
 
 
+def _rms_wrong(kind):
+    def wrong(x, g, eps):
+        x = np.asarray(x, dtype=float)
+        if kind == "eps outside":
+            return x / (np.sqrt(np.mean(x * x, axis=-1, keepdims=True)) + eps) * g
+        if kind == "no eps":
+            return x / np.sqrt(np.mean(x * x, axis=-1, keepdims=True)) * g
+        if kind == "layernorm":
+            return (x - x.mean(axis=-1, keepdims=True)) / np.sqrt(x.var(axis=-1, keepdims=True) + eps) * g
+        if kind == "sum":
+            return x / np.sqrt(np.sum(x * x, axis=-1, keepdims=True) + eps) * g
+        if kind == "axis 0":
+            return x / np.sqrt(np.mean(x * x, axis=0, keepdims=True) + eps) * g
+        if kind == "no g":
+            return x / np.sqrt(np.mean(x * x, axis=-1, keepdims=True) + eps)
+        raise ValueError(kind)
+    return wrong
+
+
+_RMS_WRONG = [
+    Wrong("eps 加在了开平方之后：它应先加到均方值上，再开平方根。", _rms_wrong("eps outside")),
+    Wrong("eps 没有用上：它要先加到均方值上，再开平方根。", _rms_wrong("no eps")),
+    Wrong("你写的是 LayerNorm：RMSNorm 不减均值，只除以均方根。", _rms_wrong("layernorm")),
+    Wrong("除以的是长度（平方和的平方根）：RMSNorm 用的是平方的平均值（均方），再开平方根。", _rms_wrong("sum")),
+    Wrong("平均沿错了轴：每个词一行，对这一行自己的 d 个数（最后一个轴）求均方。", _rms_wrong("axis 0")),
+    Wrong("漏了增益 g：归一化之后还要逐元素乘以 g。", _rms_wrong("no g")),
+]
+
+
 def check_rms_norm(fn) -> CheckResult:
     """Check ``fn(x, g, eps) -> y``: RMSNorm over the last axis. x (..., d), g (d,), y (..., d)."""
     r = np.random.default_rng(20260211)
@@ -82,10 +112,11 @@ def check_rms_norm(fn) -> CheckResult:
     tiny = (np.full((2, 4), 1e-3), np.ones(4), 1e-2)
     hint = "RMSNorm 只除以每一行（最后一个轴）的均方根，不减均值，没有 beta。"
     cases = [
+        # first: with eps = 1e-2 a misplaced eps is far off (with 1e-6 it is off by ~1e-6 only)
+        Case("很小的输入，eps = 1e-2", tiny, _reference(*tiny), "eps 应该先加到均方值上，再开平方根——不是开完根再加，也不是加到别处。"),
         Case("均值不为 0 的行 (4, 6)", shifted, _reference(*shifted),
              hint + " 均值不为 0 时，减不减均值结果不同。"),
         Case("行数不等于宽度 (3, 8), g = 1", wide, _reference(*wide), "沿哪个轴求平均？每个词一行，对它自己的 d 个数求平均。"),
         Case("批量输入 (2, 3, 5)，g 不全为 1", batch, _reference(*batch), "输入可以有好几个批量维度：只沿最后一个轴求平均，并保留这个轴，好让每一行除以它自己的均方根；最后别忘了乘 g。"),
-        Case("很小的输入，eps = 1e-2", tiny, _reference(*tiny), "eps 应该先加到均方值上，再开平方根——不是开完根再加，也不是加到别处。"),
     ]
-    return run_check("check_rms_norm", fn, cases, atol=1e-9, rtol=1e-7)
+    return run_diagnosed("check_rms_norm", fn, cases, wrong=_RMS_WRONG, atol=1e-9, rtol=1e-7)
