@@ -43,3 +43,18 @@ WRONG = [
     lambda c, E: E[nearest_ok(c, E)],                                        # the word vector, not its index
 ]
 test_nearest_word_accepts, test_nearest_word_rejects = check_table(check_nearest_word, OK, WRONG)
+
+
+# ---- checks review (issue 20, a novice's own answers): the mistake actually made is named ----------------
+# (before, every one of these got case 1's "a dot product prefers long vectors" hint)
+test_nearest_word_review_accepts, test_nearest_word_review_names_the_mistake = check_table(
+    check_nearest_word, [lambda c, E: np.argmax(E @ c / np.linalg.norm(E, axis=1))], {     # numpy's int is an int
+        "1-based index": (lambda c, E: nearest_ok(c, E) + 1, "下标从 0 开始"),
+        "the best cosine, not its index": (lambda c, E: float(np.max((E @ c) / np.linalg.norm(E, axis=1) / np.linalg.norm(c))),
+                                           "最大的余弦值"),
+        "the word vector": (lambda c, E: E[nearest_ok(c, E)], "词向量本身"),
+        "argmin": (lambda c, E: int(np.argmin((E @ c) / np.linalg.norm(E, axis=1))), "余弦最小"),
+        "index as a float": (lambda c, E: float(nearest_ok(c, E)), "只差返回值的类型"),
+        # a dot product in disguise: must not be told "1-based" although it is off by one on case 1
+        "norms down the wrong axis": (lambda c, E: int(np.argmax((E @ c) / np.linalg.norm(E, axis=0).sum())), "点积会偏向长向量"),
+    })

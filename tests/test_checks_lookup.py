@@ -178,3 +178,38 @@ REVIEW_LOOKUP = [
 
 
 test_review_lookup_variants = verdict_table(REVIEW_LOOKUP)
+
+
+# ---- checks review (issue 20, a novice's own answers): the mistake actually made is named ----------------
+
+def _sm_review(z):
+    e = np.exp(z - z.max())
+    return e / e.sum()
+
+
+def _jac_review(q, K, V, t):
+    a = _sm_review(K @ q / t)
+    return V.T @ (np.diag(a) - np.outer(a, a)) @ K / t
+
+
+test_cosine_review_accepts, test_cosine_review_names_the_mistake = check_table(
+    check_cosine, [lambda a, b: np.einsum("i,i->", a, b) / np.sqrt(np.einsum("i,i->", a, a) * np.einsum("i,i->", b, b))], {
+        "angle (was: the norms hint)": (lambda a, b: float(np.arccos(np.clip(cosine_ok(a, b), -1, 1))), "夹角本身"),
+        "1 - cosine": (lambda a, b: 1 - cosine_ok(a, b), "余弦距离"),
+        "rounded to 3 decimals": (lambda a, b: round(cosine_ok(a, b), 3), "四舍五入"),
+        "a.b / |a|^2": (lambda a, b: float(np.dot(a, b) / np.dot(a, a)), "长度的平方"),
+        "abs": (lambda a, b: abs(cosine_ok(a, b)), ["不要取绝对值", "negative cosine"]),
+    })
+test_mix_review_accepts, test_mix_review_names_the_mistake = check_table(
+    check_contextual_mix, [lambda w, X: (w @ X) / w.sum()], {
+        "mean of the weighted vectors": (lambda w, X: np.mean(w[:, None] * X, axis=0), "求的是平均而不是和"),
+        "sum over the d axis": (lambda w, X: np.sum(w[:, None] * X, axis=1), "求和沿错了轴"),
+    })
+test_jacobian_review_accepts, test_jacobian_review_names_the_mistake = check_table(
+    check_soft_lookup_jacobian, [lambda q, K, V, t: _jac_review(q, K, V, t).astype(np.float32)], {
+        "transposed (d_k, d_v)": (lambda q, K, V, t: _jac_review(q, K, V, t).T, "形状转置了"),
+        "sign flipped": (lambda q, K, V, t: -_jac_review(q, K, V, t), "符号反了"),
+        "diag(a) without -aa^T": (lambda q, K, V, t: V.T @ np.diag(_sm_review(K @ q / t)) @ K / t, "对角矩阵"),
+        "only the diagonal a(1-a)": (lambda q, K, V, t: (lambda a: V.T @ np.diag(a * (1 - a)) @ K / t)(_sm_review(K @ q / t)),
+                                     "只保留了对角元"),
+    })

@@ -126,3 +126,14 @@ def no_scale(Q, K, V):
 FIX_WRONG = [global_max_attention, no_max, column_max, wrong_axis_attention, no_scale]
 test_row_max_fix_accepts_correct_variants, test_row_max_fix_rejects_the_bug_and_its_cousins = check_table(
     check_row_max_fix, [_attn, keepdims_free], FIX_WRONG)
+
+
+# ---- checks review (issue 20, a novice's own answers): the bug hunt names the mistake actually made -------
+# (before, the column max got "先确认缩放用的是 sqrt(d_k)…" and the kept bug a question instead of its name)
+test_row_max_fix_review_accepts, test_row_max_fix_review_names_the_mistake = check_table(
+    check_row_max_fix, [lambda Q, K, V: _attn(*(np.asarray(a, dtype=np.float32) for a in (Q, K, V)))], {
+        "column max": (column_max, "每一列的最大值"),
+        "the global max kept": (global_max_attention, "bug 还在"),
+        "no max": (no_max, "没有减去最大值"),
+        "no scale": (no_scale, "没有除以 √d_k"),
+    })

@@ -144,3 +144,18 @@ test_review_wrong_answers_are_rejected = verdict_table([(check, fn, False) for c
 
 def test_non_integer_variance_still_accepts_float32(capsys):
     assert check_dot_variance(lambda d, a, b: np.float32(d) * np.float32(a) * np.float32(b))
+
+
+# ---- checks review (issue 20, a novice's own answers): no transpose hint for an answer that did not transpose ---
+
+test_scaled_scores_review_accepts, test_scaled_scores_review_hints = check_table(
+    check_scaled_scores, [lambda Q, K: (Q.astype(np.float32) @ K.T.astype(np.float32)) / np.float32(math.sqrt(Q.shape[1]))], {
+        "the example's d_k = 4 hard-coded": (lambda Q, K: Q @ K.T / 2.0, "不要写死"),
+        "sqrt of Q.size": (lambda Q, K: Q @ K.T / np.sqrt(Q.size), "从输入的形状读出来"),
+    })
+
+
+def test_scaled_scores_hard_coded_scale_is_not_told_it_transposed(capsys):
+    from check_verdicts import fails
+    out = fails(capsys, check_scaled_scores(lambda Q, K: Q @ K.T / 2.0))
+    assert "转置" not in out, out

@@ -60,3 +60,21 @@ def test_temperature_gradient_rejects_unstable_softmax(capsys):
 
     with np.errstate(over="ignore", invalid="ignore"):
         _fails(capsys, check_temperature_gradient(unstable))
+
+
+# ---- checks review (issue 20, a novice's own answers): the mistake actually made is named ----------------
+
+def _q_jacobian_times_q(q, K, V, tau):
+    s = K @ q / tau
+    a = np.exp(s - s.max())
+    a /= a.sum()
+    return V.T @ (np.diag(a) - np.outer(a, a)) @ K @ q / tau
+
+
+test_temperature_review_accepts, test_temperature_review_names_the_mistake = check_table(
+    check_temperature_gradient, [lambda q, K, V, tau: dtau_ok(q, K, V, tau).astype(np.float32)], {
+        "sign flipped": (lambda q, K, V, tau: -dtau_ok(q, K, V, tau), "符号反了"),
+        "1/tau instead of 1/tau^2": (lambda q, K, V, tau: dtau_ok(q, K, V, tau) * tau, "只除了一次 τ"),
+        "1/tau^3": (lambda q, K, V, tau: dtau_ok(q, K, V, tau) / tau, "除了三次 τ"),
+        "the q-Jacobian times q": (_q_jacobian_times_q, "对查询的导数"),
+    })

@@ -16,6 +16,27 @@ from .diagnose import Wrong, run_diagnosed
 __all__ = ["check_cosine", "check_contextual_mix", "check_nearest_word", "check_cosine_matrix", "check_mix_without"]
 
 
+def _cos(a, b):
+    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    with np.errstate(all="ignore"):
+        return float(a @ b / (np.linalg.norm(a) * np.linalg.norm(b)))
+
+
+_COS_WRONG = [
+    Wrong("你返回的是夹角本身（弧度）：要的是夹角的余弦，不要再取反余弦。",
+          lambda a, b: float(np.arccos(np.clip(_cos(a, b), -1.0, 1.0)))),
+    Wrong("你返回的是 1 − 余弦（余弦距离，cosine distance）：要的是余弦本身，方向相同时是 1。", lambda a, b: 1.0 - _cos(a, b)),
+    Wrong("只除了一个向量的长度的平方：余弦要除以两个向量各自的长度之积。",
+          lambda a, b: float(np.asarray(a, dtype=float) @ np.asarray(b, dtype=float) / (np.asarray(a, dtype=float) @ np.asarray(a, dtype=float)))),
+    Wrong("除以的是长度的平方之积：要除以两个长度（范数）本身的乘积。",
+          lambda a, b: float(np.asarray(a, dtype=float) @ np.asarray(b, dtype=float)
+                             / (np.linalg.norm(a) ** 2 * np.linalg.norm(b) ** 2))),
+    Wrong("没有除以长度：这是点积，不是余弦。", lambda a, b: float(np.asarray(a, dtype=float) @ np.asarray(b, dtype=float))),
+    Wrong("不要取绝对值：方向相反时余弦是负数（negative cosine）。", lambda a, b: abs(_cos(a, b))),
+] + [Wrong("你的结果被四舍五入了：返回完整精度的余弦，不要截断小数位。", (lambda k: lambda a, b: round(_cos(a, b), k))(k))
+     for k in (1, 2, 3, 4)]
+
+
 @float_safe
 def check_cosine(fn) -> CheckResult:
     """Check ``fn(a, b) -> float``: the cosine of the angle between two vectors of shape (d,)."""
@@ -33,7 +54,18 @@ def check_cosine(fn) -> CheckResult:
         Case("很长的向量（长度约 1000）", (1000.0 * a, 500.0 * b), H.geometry.cosine_similarity(a, b),
              "余弦完全不依赖长度：要同时除以两个（BOTH）向量的长度，也不要对点积做截断。"),
     ]
-    return run_diagnosed("check_cosine", fn, cases, forbid={"cosine_similarity"}, ask="自己写出余弦", atol=1e-9, rtol=1e-9)
+    return run_diagnosed("check_cosine", fn, cases, wrong=_COS_WRONG, forbid={"cosine_similarity"}, ask="自己写出余弦",
+                         atol=1e-9, rtol=1e-9)
+
+
+_MIX_WRONG = [
+    Wrong("求的是平均而不是和：加权和把每个加权后的向量加起来，不再除以 token 的个数 T。",
+          lambda w, V: np.mean(np.asarray(w, dtype=float)[:, None] * np.asarray(V, dtype=float), axis=0)),
+    Wrong("求和沿错了轴：要沿 token 的轴（vectors 的第一个轴）求和，结果每个维度一个数。",
+          lambda w, V: np.sum(np.asarray(w, dtype=float)[:, None] * np.asarray(V, dtype=float), axis=1)),
+    Wrong("权重没有和各自的向量配对：第 j 个权重只乘 vectors 的第 j 行（ROW j，即 token j 的向量），而不是把权重之和乘在平均向量上。",
+          lambda w, V: np.sum(w) * np.asarray(V, dtype=float).mean(axis=0)),
+]
 
 
 @float_safe
@@ -54,7 +86,7 @@ def check_contextual_mix(fn) -> CheckResult:
         Case("3 个 token，d = 5", (w3, X_wide), H.contextual.contextual_mix(w3, X_wide),
              "vectors 的形状是 (T, d)：权重要和它的第一个轴（token 轴）配对求和。"),
     ]
-    return run_diagnosed("check_contextual_mix", fn, cases, forbid={"contextual_mix"}, ask="自己写出加权求和",
+    return run_diagnosed("check_contextual_mix", fn, cases, wrong=_MIX_WRONG, forbid={"contextual_mix"}, ask="自己写出加权求和",
                          atol=1e-9, rtol=1e-9)
 
 
@@ -63,6 +95,24 @@ def _nearest_by_cosine(c, E):
     E = np.asarray(E, dtype=float)
     cos = (E @ c) / (np.linalg.norm(E, axis=1) * np.linalg.norm(c))
     return int(np.argmax(cos))
+
+
+def _cosines(c, E):
+    c, E = np.asarray(c, dtype=float), np.asarray(E, dtype=float)
+    return (E @ c) / (np.linalg.norm(E, axis=1) * np.linalg.norm(c))
+
+
+_NW_WRONG = [
+    Wrong("点积会偏向长向量：余弦相似度（cosine similarity）要除以两个向量的长度。",
+          lambda c, E: int(np.argmax(np.asarray(E, dtype=float) @ np.asarray(c, dtype=float)))),
+    Wrong("欧氏距离（Euclidean distance）最近不等于方向最近：比较的是夹角（余弦），不是距离。",
+          lambda c, E: int(np.argmin(np.linalg.norm(np.asarray(E, dtype=float) - np.asarray(c, dtype=float), axis=1)))),
+    Wrong("不要取绝对值：方向相反的余弦是 −1，是最不像的。", lambda c, E: int(np.argmax(np.abs(_cosines(c, E))))),
+    Wrong("下标从 0 开始：第一行的下标是 0，你的结果多了 1。", lambda c, E: _nearest_by_cosine(c, E) + 1),
+    Wrong("你返回的是最大的余弦值：要的是它所在的那一行的下标（一个整数）。", lambda c, E: float(np.max(_cosines(c, E)))),
+    Wrong("你返回的是那个词向量本身：要的是它在 E 里的行号（一个整数）。", lambda c, E: np.asarray(E)[_nearest_by_cosine(c, E)]),
+    Wrong("你找的是余弦最小（方向最不像）的那一行：要的是余弦最大的那一行。", lambda c, E: int(np.argmin(_cosines(c, E)))),
+]
 
 
 def check_nearest_word(fn) -> CheckResult:
@@ -89,8 +139,8 @@ def check_nearest_word(fn) -> CheckResult:
         Case("12 个随机长度的 7 维词向量", (c_rand, E_rand), _nearest_by_cosine(c_rand, E_rand),
              "对每一行算余弦，返回最大值所在的行号（从 0 开始的整数）。"),
     ]
-    return run_check("check_nearest_word", fn, cases, atol=0.0, rtol=0.0, result_type=int,
-                     general_hint="返回一个整数：E 里与 c 夹角最小（余弦最大）的那一行的下标。")
+    return run_diagnosed("check_nearest_word", fn, cases, wrong=_NW_WRONG, atol=0.0, rtol=0.0, result_type=int,
+                         general_hint="返回一个整数：E 里与 c 夹角最小（余弦最大）的那一行的下标。")
 
 
 # ---- 2.1 exercises that ask for something new (issue 20): all-pairs cosine, a weighted sum without some words

@@ -46,6 +46,39 @@ def check_soft_lookup(fn) -> CheckResult:
                          atol=1e-8, rtol=1e-6)
 
 
+def _jac_parts(q, K, V, temperature):
+    q, K, V = (np.asarray(a, dtype=float) for a in (q, K, V))
+    a = lenient_softmax(K @ q / temperature)
+    return a, K, V
+
+
+def _jac_wrong(kind):
+    def wrong(q, K, V, temperature):
+        a, K, V = _jac_parts(q, K, V, temperature)
+        J_soft = np.diag(a) - np.outer(a, a)
+        if kind == "transpose":
+            return (V.T @ J_soft @ K / temperature).T
+        if kind == "sign":
+            return -(V.T @ J_soft @ K / temperature)
+        if kind == "diag only":
+            return V.T @ np.diag(a) @ K / temperature
+        if kind == "no centring":
+            return V.T @ np.diag(a * (1 - a)) @ K / temperature
+        raise ValueError(kind)
+    return wrong
+
+
+_JAC_WRONG = [
+    Wrong("形状转置了：J[a, b] 是输出第 a 个分量对 q[b] 的导数，行对应值的维度（d_v），列对应查询的维度（d_k）。",
+          _jac_wrong("transpose")),
+    Wrong("符号反了：查询朝某个键的方向移动时，输出向那个键的值靠近；检查 softmax 的 Jacobian 里哪一项带负号。",
+          _jac_wrong("sign")),
+    Wrong("softmax 的 Jacobian 只用了对角矩阵（对角元 α_i）：还少了 −α_i α_j 那一项（一个权重变大，其他权重都会变小）。",
+          _jac_wrong("diag only")),
+    Wrong("softmax 的 Jacobian 只保留了对角元 α_i(1 − α_i)：非对角元 −α_i α_j 也要算上。", _jac_wrong("no centring")),
+]
+
+
 @float_safe
 def check_soft_lookup_jacobian(fn) -> CheckResult:
     """Check ``fn(q, K, V, temperature) -> J`` of shape (d_v, d_k), J[a, b] = d output[a] / d q[b]."""
@@ -62,7 +95,8 @@ def check_soft_lookup_jacobian(fn) -> CheckResult:
         Case("只有一个键", (q2, K2[:1], V2[:1], 1.0), np.zeros((4, 2)),
              "只有一个键时权重恒为 1，输出不随查询变化。"),
     ]
-    return run_diagnosed("check_soft_lookup_jacobian", fn, cases, forbid={"soft_lookup_jacobian"}, ask="自己用链式法则推出它",
+    return run_diagnosed("check_soft_lookup_jacobian", fn, cases, wrong=_JAC_WRONG, forbid={"soft_lookup_jacobian"},
+                         ask="自己用链式法则推出它",
                          atol=1e-8, rtol=1e-6)
 
 
@@ -74,6 +108,29 @@ def _reference(q, K, V, temperature):
     vbar = a @ V
     sbar = a @ s
     return -((a * (s - sbar)) @ (V - vbar)) / temperature**2
+
+
+def _dtau_wrong(kind):
+    def wrong(q, K, V, temperature):
+        if kind == "q jacobian":
+            a, K_, V_ = _jac_parts(q, K, V, temperature)
+            return V_.T @ (np.diag(a) - np.outer(a, a)) @ K_ @ np.asarray(q, dtype=float) / temperature
+        with np.errstate(all="ignore"):
+            s = np.asarray(K, dtype=float) @ np.asarray(q, dtype=float)
+            a = lenient_softmax(s / temperature)
+            V_ = np.asarray(V, dtype=float)
+            core = (a * (s - a @ s)) @ (V_ - a @ V_)
+        return {"sign": core / temperature**2, "power 1": -core / temperature, "power 3": -core / temperature**3}[kind]
+    return wrong
+
+
+_DTAU_WRONG = [
+    Wrong("符号反了：温度升高，权重变平，输出离得分最高的值更远；d(1/τ)/dτ = −1/τ² 带一个负号。", _dtau_wrong("sign")),
+    Wrong("τ 的幂不对：分数 s/τ 对 τ 的导数是 −s/τ²（平方），你的结果像只除了一次 τ。", _dtau_wrong("power 1")),
+    Wrong("τ 的幂不对：分数 s/τ 对 τ 的导数是 −s/τ²（平方），你的结果像除了三次 τ。", _dtau_wrong("power 3")),
+    Wrong("这像输出对查询的导数（练习 2 的 Jacobian）再乘以查询：这里要的是对温度的导数，分数对 τ 求导。",
+          _dtau_wrong("q jacobian")),
+]
 
 
 def check_temperature_gradient(fn) -> CheckResult:
@@ -97,8 +154,8 @@ def check_temperature_gradient(fn) -> CheckResult:
         Case("只有一个键", (q2, K2[:1], V2[:1], 0.7), np.zeros(3),
              "只有一个键时权重恒为 1，输出不随温度变化。"),
     ]
-    return run_check("check_temperature_gradient", fn, cases, atol=1e-9, rtol=1e-5,
-                     general_hint="链式法则：输出 = alpha V，alpha = softmax(s/tau)；softmax 的 Jacobian 在本节推导过。")
+    return run_diagnosed("check_temperature_gradient", fn, cases, wrong=_DTAU_WRONG, atol=1e-9, rtol=1e-5,
+                         general_hint="链式法则：输出 = alpha V，alpha = softmax(s/tau)；softmax 的 Jacobian 在本节推导过。")
 
 
 # ---- 2.2 exercises that ask for something new (issue 20): many queries with their own temperatures,

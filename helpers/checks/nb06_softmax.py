@@ -125,6 +125,26 @@ def _attention_ref(Q, K, V):
     return H.softmax(S, axis=-1) @ np.asarray(V)
 
 
+def _rm_wrong(kind):
+    def wrong(Q, K, V):
+        Q, K, V = (np.asarray(a, dtype=float) for a in (Q, K, V))
+        S = Q @ K.T / (1.0 if kind == "no scale" else np.sqrt(K.shape[-1]))
+        with np.errstate(all="ignore"):
+            m = {"global": S.max(), "column": S.max(axis=0, keepdims=True), "none": 0.0}.get(kind, S.max(axis=-1, keepdims=True))
+            E = np.exp(S - m)
+            return E / E.sum(axis=-1, keepdims=True) @ V
+    return wrong
+
+
+_RM_WRONG = [
+    Wrong("bug 还在：减去的是整个分数矩阵的最大值。每一行要减去它自己的最大值（per-row max）。", _rm_wrong("global")),
+    Wrong("减去的是每一列的最大值：同一行的分数被减去了不同的数，softmax 就变了。每一行要减去它自己那一行的最大值。",
+          _rm_wrong("column")),
+    Wrong("取指数之前没有减去最大值：很“响”的那个查询的分数会让 exp 溢出。", _rm_wrong("none")),
+    Wrong("分数没有除以 √d_k：修 bug 时其他几行要保持原样。", _rm_wrong("no scale")),
+]
+
+
 def check_row_max_fix(fn) -> CheckResult:
     """Check a fixed attention ``fn(Q, K, V) -> output`` of shape (T_q, d_v) from the 2.6 bug hunt.
 
@@ -147,7 +167,7 @@ def check_row_max_fix(fn) -> CheckResult:
         Case("float32，两行分数相距很远", (Q3, K3, V3), _attention_ref(Q3, K3, V3),
              "float32 的 exp 在指数低于约 -100 时就下溢为 0；每一行都要有一个指数恰好为 0 的项。"),
     ]
-    return run_diagnosed("check_row_max_fix", fn, cases, numpy_only=True, atol=1e-5, rtol=1e-4,
+    return run_diagnosed("check_row_max_fix", fn, cases, wrong=_RM_WRONG, numpy_only=True, atol=1e-5, rtol=1e-4,
                      general_hint="比较 bug 版本与 2.6 第 4 节的稳定 softmax，逐行看差在哪里。")
 
 
