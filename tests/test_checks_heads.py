@@ -139,3 +139,25 @@ REVIEW_HEADS = [
     (check_multi_head, lambda *a: _review_mh(*a, per_head_proj=True, mean=True), False),  # averaged heads
 ]
 test_review_head_variants = verdict_table(REVIEW_HEADS)
+
+
+# ---- checks review (issue 20, a novice's own answers): the mistake actually made is named ----------------
+
+from check_verdicts import check_table  # noqa: E402
+
+
+def _concat_without_moving_heads(X, W_Q, W_K, W_V, W_O, n_heads):
+    T = X.shape[0]
+    Q, K, V = ((X @ W).reshape(T, n_heads, -1).transpose(1, 0, 2) for W in (W_Q, W_K, W_V))
+    heads = _softmax(Q @ K.transpose(0, 2, 1) / np.sqrt(Q.shape[-1])) @ V
+    return heads.reshape(T, -1) @ W_O                   # (h, T, d_v) read row by row: tokens mixed
+
+
+test_multi_head_review_accepts, test_multi_head_review_names_the_mistake = check_table(
+    check_multi_head, [lambda *a: good_mha(*a).astype(np.float32)], {
+        "concat without moving the head axis (was: the scale hint)": (_concat_without_moving_heads, "拼接的顺序不对"),
+        "no W_O": (lambda X, W_Q, W_K, W_V, W_O, h: good_mha(X, W_Q, W_K, W_V, np.eye(W_O.shape[0]), h), "漏了输出投影"),
+        "reshape straight to (h, T, d)": (lambda *a: _mha_with(_softmax, *a, reshape_split=True), "切头时直接变形"),
+        "full-width scale": (lambda *a: good_mha(*a, full_width_scale=True), "所有头的总宽度"),
+        "global max": (lambda *a: _mha_with(_global_max_softmax, *a), "整个分数张量的最大值"),
+    })

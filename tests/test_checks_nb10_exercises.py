@@ -38,3 +38,12 @@ test_decode_mask_accepts, test_decode_mask_rejects = check_table(
      "new keys only": (lambda n, p: np.tril(np.ones((n, n), dtype=bool)), "T_past + T_new"),
      "0/1 ints": (lambda n, p: decode_tril(n, p).astype(int), "布尔"),
      "raises": (lambda n, p: np.tril(np.ones(n, p)), "异常")})
+
+
+# ---- checks review (issue 20, a novice's own answers): two more slips named (were the generic hint) --------
+test_decode_mask_review_accepts, test_decode_mask_review_names_the_mistake = check_table(
+    check_decode_mask, [lambda n, p: [[j <= p + i for j in range(p + n)] for i in range(n)]], {
+        "cache hidden": (lambda n, p: np.hstack([np.zeros((n, p), dtype=bool), np.tril(np.ones((n, n), dtype=bool))]),
+                         "缓存里的键被挡住了"),
+        "upper triangle": (lambda n, p: np.triu(np.ones((n, p + n), dtype=bool), k=p), "三角形朝向反了"),
+    })

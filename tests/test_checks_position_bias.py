@@ -78,3 +78,14 @@ test_accepts_correct_variants, test_rejects_classic_wrong_answers = check_table(
     check_distance_bias_attention, [correct, correct_multiplicative, correct_loops],
     [wrong_plus, wrong_bias_scaled_too, wrong_signed_distance, wrong_no_scale, wrong_axis, wrong_bias_after_softmax,
      wrong_ignores_slope, wrong_global_max], ok_says=["通过"], wrong_says=["提示"])
+
+
+# ---- checks review (issue 20, a novice's own answers): each classic slip is named, not the generic hint -----
+test_review_accepts, test_review_names_the_mistake = check_table(
+    check_distance_bias_attention, [lambda Q, K, V, s: correct(Q, K, V, s).astype(np.float32)], {
+        "penalty added": (wrong_plus, "惩罚的符号反了"),
+        "penalty scaled by sqrt(d_k) too": (wrong_bias_scaled_too, "距离惩罚也被除以了 √d_k"),
+        "signed distance": (wrong_signed_distance, "距离要取绝对值"),
+        "no scale": (wrong_no_scale, "点积没有除以 √d_k"),
+        "penalty after the softmax": (wrong_bias_after_softmax, "惩罚放在了 softmax 之后"),
+    })

@@ -117,3 +117,19 @@ REVIEW_SOFTMAX = [
 
 
 test_review_softmax_variants = verdict_table([(check_softmax, fn, should_pass) for fn, should_pass in REVIEW_SOFTMAX])
+
+
+# ---- checks review (issue 20): log-sum-exp added to the max before subtracting loses float32 bits -----------
+
+def lse_added_first(x):
+    m = np.max(x, axis=-1, keepdims=True)
+    return np.exp(x - (m + np.log(np.sum(np.exp(x - m), axis=-1, keepdims=True))))   # in the input's dtype
+
+
+def test_lse_added_first_is_told_why_not_to_subtract_the_max(capsys):
+    # mathematically a softmax; on the float32 +-1e4 case (m + log sum) rounds to 0.001: rejected, and told so
+    # (it got "exp(1e4) overflows: subtract the row max", which it did)
+    from check_verdicts import fails
+    out = fails(capsys, check_softmax(lse_added_first))
+    assert "有效位" in out and "溢出" not in out.split("提示")[1], out
+    assert check_softmax(lambda x: good_logsumexp(np.asarray(x, dtype=np.float32)))   # subtracting in turn: float32 is fine

@@ -107,3 +107,28 @@ def test_review_full_precision_variants_pass(capsys):
 
     assert check_worked_example_row(lambda: _review_row2(), row=2)
     assert check_worked_example_row(lambda: tuple(np.float32(x).tolist() for x in _review_row2()), row=2)
+
+
+# ---- checks review (issue 20, a novice's own answers): the slip actually made is named ---------------------
+
+from check_verdicts import check_table  # noqa: E402
+
+
+def _review_row(row0, scale=math.sqrt(2), digits=None):
+    import numpy as np
+    ex = H.book.exact_values()
+    s = ex["Q"][row0] @ ex["K"].T / scale
+    if digits is not None:
+        s = np.round(s, digits)
+    w = np.exp(s) / np.exp(s).sum()
+    return w, w @ ex["V"]
+
+
+test_review_row_accepts, test_review_row_names_the_slip = check_table(
+    lambda fn: check_worked_example_row(fn, row=2), [lambda: tuple(a.tolist() for a in _review_row(1))], {
+        "0-based row 2 (the third token)": (lambda: _review_row(2), "书中的行从 1 开始数"),
+        "no scaling": (lambda: _review_row(1, scale=1.0), "没有除以 √2"),
+        "scores rounded to 2 decimals": (lambda: _review_row(1, digits=2), "中间结果被舍入了"),
+        "sqrt(2) typed as 1.414": (lambda: _review_row(1, scale=1.414), "√2 只写了几位小数"),
+        "e typed as 2.718": (lambda: _review_row2(base=2.718), "e 只写了几位小数"),
+    })

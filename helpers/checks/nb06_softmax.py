@@ -21,6 +21,19 @@ _ROW_MAX_HINT = ("减去的应是每一行自己的最大值（per-row max），
                  "一行若远低于全局最大值，它的 exp 会全部下溢成 0，得到 0/0。")
 
 
+def _lse_added_first(x):
+    x = np.asarray(x)                                   # in the input's own dtype, as the learner's code runs
+    with np.errstate(all="ignore"):
+        m = x.max(axis=-1, keepdims=True)
+        return np.exp(x - (m + np.log(np.exp(x - m).sum(axis=-1, keepdims=True))))
+
+
+_SOFTMAX_WRONG = [
+    Wrong("数学上没错，但在 float32 里先把最大值和 log Σ exp 加在一起、再从分数里减，会丢掉有效位（1e4 附近相邻两个 float32 "
+          "相差约 0.001）：先减去每一行的最大值，再减 log Σ exp，或者直接除以指数之和。", _lse_added_first),
+]
+
+
 @float_safe
 def check_softmax(fn) -> CheckResult:
     """Check a learner's softmax ``fn(x) -> weights`` along the last axis, for x of shape (..., n).
@@ -53,7 +66,7 @@ def check_softmax(fn) -> CheckResult:
         Case("三维输入：2 批 × 3 行 × 4 个分数", (batch,), H.softmax(batch),
              "输入形状是 (..., n)：始终沿最后一个轴归一化，不要写死第 1 轴或第 0 轴。"),
     ]
-    return run_check("check_softmax", fn, cases, atol=1e-9, rtol=1e-6)
+    return run_diagnosed("check_softmax", fn, cases, wrong=_SOFTMAX_WRONG, atol=1e-9, rtol=1e-6)
 
 
 @float_safe

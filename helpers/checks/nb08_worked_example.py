@@ -11,7 +11,7 @@ import numpy as np
 import helpers as H
 
 from .core import FAIL, Case, CheckResult, float_safe, run_check, signature_problem
-from .diagnose import run_diagnosed
+from .diagnose import Wrong, run_diagnosed
 
 __all__ = ["check_worked_example_row", "check_causal_worked_example"]
 
@@ -27,6 +27,33 @@ _OUTPUT_HINT = (
     "输出的第 r 行是四个值向量（V 的各行）按第 r 行权重加权之和。"
     "用你未经四舍五入的权重，而不是保留三位小数的权重。"
 )
+
+
+def _row_wrongs(r: int) -> list[Wrong]:
+    """The classic slips for row ``r`` (0-based) of the book's example; a Wrong gets the part index k (0 weights, 1 output)."""
+    ex = H.book.exact_values()
+    Q, K, V = ex["Q"], ex["K"], ex["V"]
+
+    def by_hand(scale=np.sqrt(2.0), digits=None, e=np.e, row=r):
+        s = Q[row] @ K.T / scale
+        if digits is not None:
+            s = np.round(s, digits)
+        w = e ** s / np.sum(e ** s)
+        return w, w @ V
+
+    wrongs = []
+    for other in (r - 1, r + 1):
+        if 0 <= other < 4:
+            wrongs.append(Wrong(f"你算的是第 {other + 1} 行（书中的行从 1 开始数）：第 {r + 1} 个 token 在从 0 开始的下标里是 {r}。",
+                                (lambda o: lambda k: by_hand(row=o)[k])(other)))
+    wrongs += [
+        Wrong("分数没有除以 √2（d_k = 2）。", lambda k: by_hand(scale=1.0)[k]),
+        Wrong("中间结果被舍入了：缩放后的分数保留两位小数再取指数，正是书里那一行出错的原因。保持全精度。",
+              lambda k: by_hand(digits=2)[k]),
+        Wrong("√2 只写了几位小数（1.414）：用完整精度的平方根。", lambda k: by_hand(scale=1.414)[k]),
+        Wrong("e 只写了几位小数（2.718）：用完整精度的指数函数。", lambda k: by_hand(e=2.718)[k]),
+    ]
+    return wrongs
 
 
 @float_safe
@@ -74,7 +101,8 @@ def check_worked_example_row(fn, row: int = 2) -> CheckResult:
         Case(f"output[{row}, :]，第 {row} 行输出", (1,), ex["output"][r], _OUTPUT_HINT),
     ]
     # "用 numpy 当计算器（不调用 helpers 里的注意力函数）"
-    return run_diagnosed(f"check_worked_example_row(row={row})", part, cases, forbid=_ATTENTION_HELPERS, learner=fn,
+    return run_diagnosed(f"check_worked_example_row(row={row})", part, cases, wrong=_row_wrongs(r), forbid=_ATTENTION_HELPERS,
+                         learner=fn,
                          ask="用 numpy 当计算器亲手算", atol=1e-6, rtol=0.0, dtype_aware=False)
 
 

@@ -22,6 +22,39 @@ def _reference(Q, K, V, slope):
     return H.softmax(S) @ V
 
 
+def _db_wrong(kind):
+    def wrong(Q, K, V, slope):
+        Q, K, V = (np.asarray(a, dtype=float) for a in (Q, K, V))
+        i, j = np.arange(Q.shape[0])[:, None], np.arange(K.shape[0])[None, :]
+        dot, dist = Q @ K.T, np.abs(i - j)
+        S = {"plus": dot / np.sqrt(Q.shape[1]) + slope * dist,
+             "signed": dot / np.sqrt(Q.shape[1]) - slope * (i - j),
+             "scaled too": (dot - slope * dist) / np.sqrt(Q.shape[1]),
+             "no scale": dot - slope * dist,
+             "after": dot / np.sqrt(Q.shape[1]), "after minus": dot / np.sqrt(Q.shape[1])}[kind]
+        with np.errstate(all="ignore"):
+            A = np.exp(S - S.max(axis=-1, keepdims=True))
+            A = A / A.sum(axis=-1, keepdims=True)
+            if kind == "after":
+                A = A * np.exp(-slope * dist)
+            if kind == "after minus":
+                A = A - slope * dist
+        return A @ V
+    return wrong
+
+
+_DB_WRONG = [
+    Wrong("惩罚的符号反了：离得越远分数应该越低，所以要减去 slope·|i−j|，而不是加上。", _db_wrong("plus")),
+    Wrong("距离要取绝对值 |i−j|：带符号的 i−j 会奖励一边、惩罚另一边。", _db_wrong("signed")),
+    Wrong("距离惩罚也被除以了 √d_k：缩放只作用在点积上，惩罚 slope·|i−j| 原样减去。", _db_wrong("scaled too")),
+    Wrong("点积没有除以 √d_k：分数 = 点积/√d_k − slope·|i−j|。", _db_wrong("no scale")),
+    Wrong("惩罚放在了 softmax 之后（作用在权重上）：它应减在 softmax 之前的分数上，每一行的权重仍然和为 1。",
+          _db_wrong("after")),
+    Wrong("惩罚放在了 softmax 之后（从权重里减）：它应减在 softmax 之前的分数上，每一行的权重仍然非负、和为 1。",
+          _db_wrong("after minus")),
+]
+
+
 def check_distance_bias_attention(fn) -> CheckResult:
     """Check ``fn(Q, K, V, slope) -> output`` of shape (T, d_v).
 
@@ -48,8 +81,8 @@ def check_distance_bias_attention(fn) -> CheckResult:
         Case("一行的分数比其他行高出一千以上", (Q4, K4, V4, 0.5), _reference(Q4, K4, V4, 0.5),
              "每一行减去的应当是这一行自己的最大值：减去整个矩阵的最大值时，分数低得多的行取指数后全部下溢成 0，得到 0/0。"),
     ]
-    return run_check("check_distance_bias_attention", fn, cases, atol=1e-8, rtol=1e-8,
-                     general_hint="分数 = 点积/√d_k − slope·|i−j|，然后逐行 softmax，再乘 V。")
+    return run_diagnosed("check_distance_bias_attention", fn, cases, wrong=_DB_WRONG, atol=1e-8, rtol=1e-8,
+                         general_hint="分数 = 点积/√d_k − slope·|i−j|，然后逐行 softmax，再乘 V。")
 
 
 @float_safe

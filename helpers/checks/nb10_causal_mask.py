@@ -262,6 +262,10 @@ _DM_WRONG = [
           _dm_wrong(lambda n, p, t: ~np.tril(np.ones((n, t), dtype=bool), k=p))),
     Wrong("形状不对：行是这一步的新查询（T_new 行），列是全部的键，缓存里的加上新的（T_past + T_new 列）。",
           _dm_wrong(lambda n, p, t: np.tril(np.ones((t, n), dtype=bool), k=-p))),
+    Wrong("缓存里的键被挡住了：缓存的 T_past 个键都在新查询之前，每个新查询都能看见它们。",
+          _dm_wrong(lambda n, p, t: np.hstack([np.zeros((n, p), dtype=bool), np.tril(np.ones((n, n), dtype=bool))]))),
+    Wrong("三角形朝向反了：能看的是对角线左下方（过去和自己），右上方（未来）要挡住。",
+          _dm_wrong(lambda n, p, t: np.triu(np.ones((n, t), dtype=bool), k=p))),
     Wrong("列只算了新的键：缓存里的 T_past 个旧键也在注意力的键里，列数是 T_past + T_new。",
           _dm_wrong(lambda n, p, t: np.tril(np.ones((n, n), dtype=bool)))),
 ]

@@ -35,6 +35,41 @@ def check_split_heads(fn) -> CheckResult:
     return run_check("check_split_heads", fn, cases, atol=0.0, rtol=0.0)
 
 
+def _mh_wrong(kind):
+    def wrong(X, W_Q, W_K, W_V, W_O, n_heads):
+        X, W_Q, W_K, W_V, W_O = (np.asarray(a, dtype=float) for a in (X, W_Q, W_K, W_V, W_O))
+        T, h = X.shape[0], n_heads
+
+        def split(Y, strided=False):
+            if kind == "reshape split":
+                return Y.reshape(h, T, -1)
+            if strided:
+                return Y.reshape(T, -1, h).transpose(2, 0, 1)
+            return Y.reshape(T, h, -1).transpose(1, 0, 2)
+
+        Q, K, V = split(X @ W_Q, kind == "strided"), split(X @ W_K, kind == "strided"), split(X @ W_V, kind == "strided")
+        d = W_Q.shape[1] if kind == "full width" else Q.shape[-1]
+        S = Q @ K.transpose(0, 2, 1) / np.sqrt(d)
+        with np.errstate(all="ignore"):
+            E = np.exp(S - (S.max() if kind == "global max" else S.max(axis=-1, keepdims=True)))
+            O = E / E.sum(axis=-1, keepdims=True) @ V
+        concat = O.reshape(T, -1) if kind == "concat" else O.transpose(1, 0, 2).reshape(T, -1)
+        return concat if kind == "no W_O" else concat @ W_O
+    return wrong
+
+
+_MH_WRONG = [
+    Wrong("缩放用了所有头的总宽度：每个头只用自己的 d_head 个分量打分，除以它自己宽度的平方根（√d_head，sqrt(d_head)）。", _mh_wrong("full width")),
+    Wrong("拼接的顺序不对：各头的输出是 (头, T, d_v)，要先把头这一轴换到 T 后面，每个 token 一行地拼起来，再乘 W_O；"
+          "直接变形会把不同 token 的输出混在一起。", _mh_wrong("concat")),
+    Wrong("头的切法不对：第 i 个头是连续的一段列，而不是每隔 n_heads 列取一列。", _mh_wrong("strided")),
+    Wrong("切头时直接变形成 (头, T, d_head) 会把不同 token 的分量混在一起：先把每一行切成 n_heads 段，再把头这一轴移到最前面。",
+          _mh_wrong("reshape split")),
+    Wrong("减去的是整个分数张量的最大值：远低于它的行会下溢成 0/0。每个头都要减去每一行自己的最大值。", _mh_wrong("global max")),
+    Wrong("漏了输出投影：拼接各头的输出之后还要乘 W_O。", _mh_wrong("no W_O")),
+]
+
+
 @float_safe
 def check_multi_head(fn) -> CheckResult:
     """Check ``fn(X, W_Q, W_K, W_V, W_O, n_heads) -> output`` of shape (T, d_out)."""
@@ -62,7 +97,7 @@ def check_multi_head(fn) -> CheckResult:
         Case("2 个头，分数很大、各行相差很远", loud, H.multi_head_self_attention(*loud[:5], n_heads=2).output,
              "每个头的 softmax 都要减去每一行自己的最大值：减整个矩阵的最大值会让远低于它的行变成 0/0。"),
     ]
-    return run_check("check_multi_head", fn, cases, atol=1e-8, rtol=1e-6)
+    return run_diagnosed("check_multi_head", fn, cases, wrong=_MH_WRONG, atol=1e-8, rtol=1e-6)
 
 
 def _reference(x, g, eps):
