@@ -4,6 +4,7 @@ The course is built from the notebooks, never from a second copy of them::
 
     COURSE_DIR/nbgrader_config.py
     COURSE_DIR/source/lab-1/02-02-soft-lookup.ipynb  ... (the notebooks of the lab plan)
+    COURSE_DIR/templates/offline-feedback/            (the feedback pages' template: no MathJax, no CDN)
 
 Then, in COURSE_DIR: ``nbgrader generate_assignment lab-1`` (the release), collect the
 submissions into ``submitted/<student>/lab-1/``, ``nbgrader autograde lab-1``,
@@ -27,6 +28,10 @@ self-check calls the notebooks already make (no cell index and no exercise text 
   reference code in a solution region (the teacher's source stays solved), the check call
   kept in place. Every ``solution`` cell itself is removed.
 - Everything else (prose, figures, predictions, sliders) is kept as committed.
+
+The feedback pages work offline wherever the HTML file goes (the exchange hands a student the file
+alone): ``generate_feedback`` typesets each formula as MathML (latex2mathml) and the page loads no
+MathJax and nothing from another host (``OfflineFeedbackExporter`` in ``CONFIG``, ``FEEDBACK_TEMPLATE``).
 """
 
 from __future__ import annotations
@@ -68,11 +73,20 @@ _EXERCISE_HEADING = re.compile(r"^\s*(#+\s.*练习|\*\*[^*\n]*练习)", re.M)
 CONFIG = '''\
 """nbgrader configuration of the graded lab (written by tools/make_nbgrader_course.py)."""
 
+import html
+import logging
 import os
+import re
 import sys
 import tempfile
 import warnings
+from xml.etree import ElementTree
 
+import nbgrader
+from jinja2 import pass_context
+from latex2mathml.converter import convert_to_element as _tex_to_mathml
+from nbconvert.exporters import HTMLExporter
+from nbconvert.filters.markdown_mistune import IPythonRenderer, MarkdownWithMath
 from nbgrader.api import MissingEntry
 from nbgrader.converters import Autograde, GenerateFeedback
 from nbconvert.preprocessors import Preprocessor
@@ -172,9 +186,106 @@ class FigureAltText(Preprocessor):
 
 c.GenerateFeedback.preprocessors = [*GenerateFeedback.class_traits()["preprocessors"].default(), FigureAltText]
 
+
+# Feedback pages work offline and from wherever they are opened: nbgrader's feedback template loads
+# MathJax from a CDN, and release_feedback hands each student the HTML file alone (no folder beside
+# it), which JupyterLab shows without running its scripts. So the formulas are typeset here, as
+# MathML that the browser draws itself, and the page loads no MathJax: the template of the course's
+# templates/{template} folder is nbgrader's feedback template with nbconvert's mathjax macro replaced.
+def _mathml(tex, display, log):
+    """MathML for one TeX formula; None (and a warning) if latex2mathml cannot typeset all of it."""
+    try:
+        element = _tex_to_mathml(tex, display=display)
+    except Exception as exc:  # latex2mathml raises several kinds on TeX it cannot parse
+        log.warning("feedback page: formula not typeset (%s): %s", type(exc).__name__, tex)
+        return None
+    # HTML puts <math> in the MathML namespace itself; an explicit xmlns would come back as <ns0:math>
+    # (not maths) from nbconvert's heading anchors, which re-serialise a heading with ElementTree.
+    element.attrib.pop("xmlns", None)
+    for node in element.iter():
+        for name in [a for a in node.attrib if a == "href" or a.startswith("on")]:
+            del node.attrib[name]        # as MathJax's Safe extension: no links or handlers from TeX
+        node.text = html.unescape(node.text) if node.text else node.text
+        node.tail = html.unescape(node.tail) if node.tail else node.tail
+        if node.tag == "mo" and node.text and len(node.text) > 1 and node.text.isalpha() \\
+                and "movablelimits" not in node.attrib:
+            node.tag = "mi"              # a name (\\operatorname, \\max): upright, no operator spacing
+        if node.text and re.match(r"\\\\[A-Za-z]", node.text):
+            log.warning("feedback page: formula not typeset (unknown command %s): %s", node.text, tex)
+            return None
+    return ElementTree.tostring(element, encoding="unicode")
+
+
+class MathMLRenderer(IPythonRenderer):
+    """nbconvert's markdown renderer with each formula as MathML (a formula it cannot typeset stays TeX, as code)."""
+
+    log = logging.getLogger("nbgrader")
+
+    def _formula(self, tex, display):
+        return _mathml(tex, display, self.log) or f"<code>{{self.escape_html(tex)}}</code>"
+
+    def block_math(self, body):
+        return self._formula(body, "block")
+
+    def inline_math(self, body):
+        return self._formula(body, "inline")
+
+    def latex_environment(self, name, body):
+        return self._formula(f"\\\\begin{{{{{{name}}}}}}{{body}}\\\\end{{{{{{name}}}}}}", "block")
+
+
+class OfflineFeedbackExporter(HTMLExporter):
+    """nbgrader's feedback exporter (HTMLExporter), its markdown rendered by MathMLRenderer."""
+
+    @pass_context
+    def markdown2html(self, context, source):
+        # As HTMLExporter.markdown2html (nbconvert 7), with the renderer above.
+        cell = context.get("cell", {{}})
+        renderer = MathMLRenderer(
+            escape=False,
+            attachments=cell.get("attachments", {{}}),
+            embed_images=self.embed_images,
+            path=context.get("resources", {{}}).get("metadata", {{}}).get("path", ""),
+            anchor_link_text=self.anchor_link_text,
+            exclude_anchor_links=self.exclude_anchor_links,
+            **getattr(self, "lexer_options", {{}}),
+        )
+        renderer.log = self.log
+        return MarkdownWithMath(renderer=renderer).render(source)
+
+
+c.GenerateFeedback.exporter_class = OfflineFeedbackExporter
+# Set both, so nbgrader keeps them (GenerateFeedback sets its own only when they are not configured):
+# this course's template folder first, then nbgrader's, where the feedback template it extends lives.
+c.HTMLExporter.template_name = "{template}"
+c.HTMLExporter.extra_template_basedirs = [
+    os.path.join(os.path.dirname(os.path.abspath(__file__)), "templates"),
+    os.path.join(os.path.dirname(os.path.abspath(nbgrader.__file__)), "server_extensions", "formgrader", "templates"),
+]
+
 # On a JupyterHub with the exchange, the default exchange root is /srv/nbgrader/exchange; set
 # c.Exchange.root here if the hub uses another folder. A lab room without a hub needs no exchange.
 '''
+
+
+# The feedback pages' template (COURSE_DIR/templates/offline-feedback/): nbgrader's "feedback" template,
+# whose page head calls nbconvert's mathjax() macro (a CDN script); this folder's mathjax.html.j2 is found
+# before nbconvert's own and gives the page a MathML style instead. The formulas themselves are MathML,
+# typeset by OfflineFeedbackExporter (CONFIG) when the feedback is generated.
+FEEDBACK_TEMPLATE = "offline-feedback"
+FEEDBACK_TEMPLATE_FILES = {
+    "conf.json": '{\n  "base_template": "feedback",\n  "mimetypes": {"text/html": true}\n}\n',
+    "mathjax.html.j2": """\
+{#- Written by tools/make_nbgrader_course.py. Replaces nbconvert's mathjax() macro (a CDN script) for the
+    feedback pages: their formulas are already MathML, drawn by the browser; no script, nothing fetched. -#}
+{%- macro mathjax(url=None) -%}
+<style type="text/css">
+math { font-size: 1.05em; }
+math[display="block"] { margin: 0.6em 0; overflow-x: auto; overflow-y: hidden; max-width: 100%; }
+</style>
+{%- endmacro %}
+""",
+}
 
 
 class CourseError(ValueError):
@@ -387,7 +498,13 @@ def build(course_dir: Path, notebooks_dir: Path = NOTEBOOKS) -> list[Graded]:
     for stale in source.glob("*.ipynb"):           # a notebook that left the lab must not stay in the course
         if stale.name not in written:
             stale.unlink()
-    (course_dir / "nbgrader_config.py").write_text(CONFIG.format(course_id=COURSE_ID, begin_hidden=BEGIN_HIDDEN, end_hidden=END_HIDDEN), encoding="utf-8")
+    template = course_dir / "templates" / FEEDBACK_TEMPLATE
+    template.mkdir(parents=True, exist_ok=True)
+    for name, text in FEEDBACK_TEMPLATE_FILES.items():
+        (template / name).write_text(text, encoding="utf-8")
+    (course_dir / "nbgrader_config.py").write_text(CONFIG.format(
+        course_id=COURSE_ID, begin_hidden=BEGIN_HIDDEN, end_hidden=END_HIDDEN, template=FEEDBACK_TEMPLATE),
+        encoding="utf-8")
     return graded
 
 
