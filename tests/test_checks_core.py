@@ -1,6 +1,7 @@
 """The self-check machinery: Chinese verdicts, hints, never revealing the answer, never raising."""
 
 import numpy as np
+import pytest
 
 from helpers.checks import Case, check_array, check_softmax, run_check
 from helpers import softmax
@@ -163,3 +164,26 @@ def test_a_float16_answer_is_rejected_and_told_float16_is_why(capsys):
     assert "float16" in out and "float32 或 float64" in out, out
     out = fails(capsys, check_scores(lambda Q, K: (Q @ K.T).astype(np.float16)))
     assert "float16" in out, out
+
+
+# ---- checks review: a function that ignores its arguments (the example's answer hard-coded, a notebook global) ----
+
+@pytest.mark.parametrize("check_name, fn", [
+    ("check_scores", lambda Q, K: np.ones((2, 4)) @ np.ones((3, 4)).T),           # globals instead of Q and K
+    ("check_qkv_parameter_count", lambda d_model, d_k, d_v: 24),                   # the book's example answer
+    ("check_is_attention_matrix", lambda A: True),
+    ("check_dot_variance", lambda d_k, var_q, var_k: 64),
+    ("check_decode_mask", lambda T_new, T_past: np.tril(np.ones((3, 7), dtype=bool), k=4)),
+    ("check_capstone", lambda X, W_Q, W_K, W_V, W_O, n_heads: np.zeros((2, 4, 6))),
+], ids=["globals", "example answer", "always True", "hard-coded 64", "example mask", "fixed zeros"])
+def test_a_function_that_ignores_its_arguments_is_told_so(check_name, fn, capsys):
+    import helpers.checks as C
+    out = fails(capsys, getattr(C, check_name)(fn))
+    assert "写死" in out and "全局变量" in out, out
+
+
+def test_a_diagnosed_check_keeps_the_ignored_arguments_hint(capsys):
+    # run_diagnosed does not replace it with a known wrong answer's hint
+    from helpers.checks import check_key_padding_attention
+    out = fails(capsys, check_key_padding_attention(lambda Q, K, V, kv: np.full((5, 4), 0.5)))
+    assert "全局变量" in out, out

@@ -11,9 +11,11 @@ changes its inputs in place fails (the caller's arrays would change under it).
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import functools
 import inspect
+import io
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -104,6 +106,8 @@ def exception_text(exc: BaseException) -> str:
 _ULPS = 64
 _MAX_DTYPE_RTOL = 1e-2
 _FLOAT16_REASON = "你的结果是 float16（半精度，只有约 3 位有效数字）"
+CONSTANT_HINT = ("你的函数对不同的隐藏输入返回了完全相同的结果，说明它没有用到传进来的参数：是不是把例子的答案写死了，"
+                 "或者用的是笔记本里的全局变量，而不是函数自己的参数？")
 _MIXED_REASON = "差别很小，只在 float32 的精度量级"
 
 
@@ -362,6 +366,8 @@ def run_check(
                 hint = "数值已经对了，只差返回值的类型：按练习说明里要求的类型返回。"
             elif _FLOAT16_REASON in reason:
                 hint = "float16 的舍入误差比这个练习允许的大：请用 float32 或 float64 计算，结果保持这个精度。"
+            elif "抛出了异常" not in reason and _ignores_its_input(fn, cases, k, got):
+                hint = CONSTANT_HINT
             elif _MIXED_REASON in reason:
                 hint = ("如果你在中途把数组转成了 float32，之后又和 float64 的数（例如对整数 d_k 开平方得到的数）一起运算，结果会变回 float64，"
                         "精度却只有 float32 的：要么全程用 float64，要么让结果保持 float32（检查会按 float32 的精度比较）。"
@@ -372,6 +378,31 @@ def run_check(
     msg = f"{PASS} {name}：全部 {len(cases)} 个隐藏用例通过（all {len(cases)} hidden cases pass）。"
     print(msg)
     return CheckResult(name, True, len(cases), len(cases), msg)
+
+
+def _ignores_its_input(fn, cases: Sequence[Case], k: int, got) -> bool:
+    """True if ``fn`` returned exactly ``got`` on every other case although the expected answers differ
+    (a hard-coded example answer, or a notebook global read instead of the argument). Never raises."""
+    others = [c for j, c in enumerate(cases) if j != k]
+    if not others:
+        return False
+    mine, bad = as_numbers(got)
+    if bad:
+        return False
+    try:
+        expected_k = np.asarray(cases[k].expected, dtype=float)
+        if all(np.shape(c.expected) == expected_k.shape and np.array_equal(np.asarray(c.expected, dtype=float), expected_k,
+                                                                          equal_nan=True) for c in others):
+            return False                       # the answers do not differ: a constant is not a symptom
+        with contextlib.redirect_stdout(io.StringIO()), np.errstate(all="ignore"):
+            for c in others:
+                args, kwargs = _copy_args(c.args, c.kwargs)
+                theirs, bad = as_numbers(fn(*args, **kwargs))
+                if bad or theirs.shape != mine.shape or not np.array_equal(theirs, mine, equal_nan=True):
+                    return False
+    except Exception:                          # tuples of results, a function that raises on another case, ...
+        return False
+    return True
 
 
 def check_array(name: str, got, expected, *, atol: float = 1e-3, rtol: float = 0.0, hint: str = "") -> CheckResult:

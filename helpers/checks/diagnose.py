@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .core import FAIL, Case, CheckResult, _compare, as_numbers, dtype_tolerance, exception_text, run_check, type_problem
+from .core import CONSTANT_HINT, FAIL, Case, CheckResult, _compare, as_numbers, dtype_tolerance, exception_text, run_check, type_problem
 from .numpy_only import helpers_references, helpers_tripwire
 
 __all__ = ["Wrong", "run_diagnosed"]
@@ -184,7 +184,8 @@ def run_diagnosed(
                      f"{'、'.join(sorted(set(calls)))}。请自己用 numpy 写出这几步。")
     if not result.passed:
         k = result.n_passed
-        if msg.startswith(FAIL) and k < len(cases) and len(seen) > k and not msg.split("：", 2)[1].startswith("你的函数的参数"):
+        if (msg.startswith(FAIL) and k < len(cases) and len(seen) > k and CONSTANT_HINT not in msg
+                and not msg.split("：", 2)[1].startswith("你的函数的参数")):
             w = _matching_wrong(fn, cases, k, wrong, passes=functools.partial(_passes, kwargs))
             if w is not None:   # the mistake is known: drop the generic guesses at the cause, name it
                 msg = re.sub(r"（(常见原因：|差别很小)[^）]*）", "", msg.split(_HINT_SEP)[0]) + _HINT_SEP + w.hint
