@@ -483,3 +483,35 @@ def test_heads_concatenated_in_reverse_order_are_rejected_with_a_relevant_hint(c
 
     assert not check_capstone(reversed_heads)
     assert "拼回去的顺序" in capsys.readouterr().out
+
+
+# ---- checks review (issue 20): a learner's test that demands a property causal attention lacks is told so ----
+# even when it also checks causality (so it rejects the unmasked attention too): before, it got the float hint
+
+def _causal_and_full_permutation(attn_fn):
+    X = np.random.default_rng(0).normal(size=(6, 4))
+    Y = X.copy()
+    Y[4:] += 3.0
+    perm = [4, 2, 0, 1, 5, 3]
+    return bool(np.allclose(attn_fn(X)[:4], attn_fn(Y)[:4]) and np.allclose(attn_fn(X[perm]), attn_fn(X)[perm]))
+
+
+def _bitwise_prefix_permutation(attn_fn):
+    X = np.random.default_rng(0).normal(size=(6, 4))
+    Y = X.copy()
+    Y[4:] += 3.0
+    P = X.copy()
+    P[[0, 1, 2]] = X[[2, 0, 1]]
+    return bool(np.allclose(attn_fn(X)[:4], attn_fn(Y)[:4]) and np.array_equal(attn_fn(X)[3:], attn_fn(P)[3:]))
+
+
+def test_a_test_of_a_property_causal_attention_lacks_is_not_given_the_float_hint(capsys):
+    from check_verdicts import fails
+    out = fails(capsys, check_attention_test(_causal_and_full_permutation))
+    assert "问题不在浮点比较" in out and "allclose" not in out, out
+
+
+def test_a_test_demanding_bit_identical_rows_after_a_permutation_still_gets_the_float_hint(capsys):
+    from check_verdicts import fails
+    out = fails(capsys, check_attention_test(_bitwise_prefix_permutation))
+    assert "allclose" in out and "问题不在浮点比较" not in out, out
