@@ -515,3 +515,26 @@ def test_a_test_demanding_bit_identical_rows_after_a_permutation_still_gets_the_
     from check_verdicts import fails
     out = fails(capsys, check_attention_test(_bitwise_prefix_permutation))
     assert "allclose" in out and "问题不在浮点比较" not in out, out
+
+
+# ---- checks review (issue 20, a novice's own answers): two head-handling slips are diagnosed by name ----------
+
+def _strided_heads(X, W_Q, W_K, W_V, W_O, n_heads):
+    B, T, _ = X.shape
+    Q, K, V = ((X @ W).reshape(B, T, -1, n_heads).transpose(0, 3, 1, 2) for W in (W_Q, W_K, W_V))
+    S = np.where(np.triu(np.ones((T, T), dtype=bool), 1), -np.inf, Q @ np.swapaxes(K, -1, -2) / np.sqrt(Q.shape[-1]))
+    return (_softmax(S, -1) @ V).transpose(0, 2, 1, 3).reshape(B, T, -1) @ W_O
+
+
+def _heads_not_moved_back(X, W_Q, W_K, W_V, W_O, n_heads):
+    B, T, _ = X.shape
+    Q, K, V = ((X @ W).reshape(B, T, n_heads, -1).transpose(0, 2, 1, 3) for W in (W_Q, W_K, W_V))
+    S = np.where(np.triu(np.ones((T, T), dtype=bool), 1), -np.inf, Q @ np.swapaxes(K, -1, -2) / np.sqrt(Q.shape[-1]))
+    return (_softmax(S, -1) @ V).reshape(B, T, -1) @ W_O          # (B, h, T, d) read as (B, T, h*d)
+
+
+test_review_capstone_accepts, test_review_capstone_diagnoses = check_table(
+    check_capstone, [good], {
+        "strided head split": (_strided_heads, "每隔 n_heads 列取一列"),
+        "heads not moved back before concatenating": (_heads_not_moved_back, "没有把头这一维挪回 T 后面"),
+    })
