@@ -42,3 +42,27 @@ def test_messages_are_chinese_and_never_show_the_answer(capsys):
         raise NotImplementedError
 
     assert not check_score_scale(stub)
+
+
+# ---- checks review (issue 20, a novice's own answers): the slip actually made is named ---------------------
+# (before, they all got case 1's "standard deviation or variance?" question, true of only one of them)
+test_review_accepts, test_review_names_the_slip = check_table(check_score_scale, [
+    lambda d, a, b: (d * a * b) ** -0.5,
+    lambda d, a, b: np.float32(1) / np.sqrt(np.float32(d * a * b)),
+], {
+    "1/sqrt(d_k) whatever the variances": (lambda d, a, b: 1 / math.sqrt(d), "只对单位方差成立"),
+    "1 / Var": (lambda d, a, b: 1 / (d * a * b), "乘的是方差的倒数"),
+    "the standard deviation": (lambda d, a, b: math.sqrt(d * a * b), "你返回的是标准差本身"),
+    "sum of the variances": (lambda d, a, b: 1 / math.sqrt(d * (a + b)), "不是它们的和"),
+})
+
+
+def test_review_dot_variance_names_the_slip(capsys):
+    from check_verdicts import fails
+    from helpers.checks import check_dot_variance
+    for fn, words in [(lambda d, a, b: d * (a + b), "不是它们的和"), (lambda d, a, b: a * b, "漏了 d_k"),
+                      (lambda d, a, b: d * d * a * b, "不是 d_k 的平方"), (lambda d, a, b: math.sqrt(d) * a * b, "不是随 √d_k"),
+                      (lambda d, a, b: d * math.sqrt(a * b), "不要再开平方")]:
+        out = fails(capsys, check_dot_variance(fn))
+        assert words in out, (words, out)
+    assert check_dot_variance(lambda d, a, b: sum(a * b for _ in range(int(d))))

@@ -19,6 +19,15 @@ from .diagnose import Wrong, run_diagnosed
 __all__ = ["check_dot_variance", "check_score_scale", "check_scaled_scores", "check_softmax_jacobian", "check_per_head_scaled_scores", "check_softmax_backward"]
 
 
+_DV_WRONG = [
+    Wrong("一项 q_i k_i 的方差是两个分量方差的乘积，不是它们的和。", lambda d, a, b: d * (a + b)),
+    Wrong("漏了 d_k：点积是 d_k 项之和，独立项的方差相加，所以要乘以 d_k。", lambda d, a, b: a * b),
+    Wrong("方差随 d_k 线性增长：d_k 个独立项的方差相加，是乘以 d_k，不是 d_k 的平方。", lambda d, a, b: d * d * a * b),
+    Wrong("方差随 d_k 线性增长，不是随 √d_k（√d_k 是标准差的增长）。", lambda d, a, b: math.sqrt(d) * a * b),
+    Wrong("把方差和标准差混在了一起：一项的方差就是 var_q·var_k，不要再开平方。", lambda d, a, b: d * math.sqrt(a * b)),
+]
+
+
 @float_safe
 def check_dot_variance(fn) -> CheckResult:
     """Check ``fn(d_k, var_q, var_k) -> float``: Var(q . k) for independent zero-mean components.
@@ -44,7 +53,16 @@ def check_dot_variance(fn) -> CheckResult:
         Case("结果不是整数：var_q = 0.3，var_k = 0.7，d_k = 5", (5, 0.3, 0.7), 5 * 0.3 * 0.7,
              "方差不一定是整数：不要取整或做整除，直接返回浮点数。", rtol=1e-6),
     ]
-    return run_check("check_dot_variance", fn, cases, atol=0.0, rtol=1e-9)
+    return run_diagnosed("check_dot_variance", fn, cases, wrong=_DV_WRONG, atol=0.0, rtol=1e-9)
+
+
+_SS_WRONG = [
+    Wrong("这个因子只对单位方差成立：分量方差不是 1 时，Var(q·k) 里还有 var_q·var_k。", lambda d, a, b: 1 / math.sqrt(d)),
+    Wrong("乘的是方差的倒数：c·(q·k) 的方差是 c² 乘 Var(q·k)，所以要乘标准差的倒数（方差的平方根的倒数）。",
+          lambda d, a, b: 1 / (d * a * b)),
+    Wrong("你返回的是标准差本身：要的是乘上去的因子 c，它是标准差的倒数。", lambda d, a, b: math.sqrt(d * a * b)),
+    Wrong("一项的方差是两个分量方差的乘积，不是它们的和。", lambda d, a, b: 1 / math.sqrt(d * (a + b))),
+]
 
 
 def check_score_scale(fn) -> CheckResult:
@@ -68,7 +86,7 @@ def check_score_scale(fn) -> CheckResult:
     ]
     # exact cases: a tight tolerance (float32 arithmetic passes, a 1 % constant-factor error does not);
     # only the Monte Carlo case, with its ~0.5 % sampling error, gets 2 %
-    return run_check("check_score_scale", fn, cases, atol=0.0, rtol=1e-5)
+    return run_diagnosed("check_score_scale", fn, cases, wrong=_SS_WRONG, atol=0.0, rtol=1e-5)
 
 
 @float_safe
