@@ -138,13 +138,13 @@ def as_numbers(got) -> tuple[np.ndarray | None, str | None]:
         return None, f"无法把你的结果读成数值（收到的是 {describe_value(got)}）"
 
 
-def _compare(got, expected, atol: float, rtol: float, dtype_aware: bool = True) -> str | None:
+def compare_values(got, expected, atol: float, rtol: float, dtype_aware: bool = True) -> str | None:
     """Return None if ``got`` matches ``expected``, else a reason that does not reveal ``expected``."""
     if isinstance(expected, tuple):
         if not isinstance(got, (tuple, list)) or len(got) != len(expected):
             return f"应返回 {len(expected)} 个结果组成的元组（tuple），你返回的是 {describe_value(got)}"
         for k, (g, e) in enumerate(zip(got, expected)):
-            reason = _compare(g, e, atol, rtol, dtype_aware)
+            reason = compare_values(g, e, atol, rtol, dtype_aware)
             if reason:
                 return f"第 {k + 1} 个返回值：{reason}"
         return None
@@ -349,7 +349,7 @@ def run_check(
                 if not (_same(case.args, args) and _same(case.kwargs, kwargs)):
                     reason = "你的函数原地修改（in-place）了传入的数组；请在新数组上计算，不要改动输入"
                 else:
-                    reason = _compare(got, case.expected, atol if case.atol is None else case.atol,
+                    reason = compare_values(got, case.expected, atol if case.atol is None else case.atol,
                                       rtol if case.rtol is None else case.rtol, dtype_aware)
                     if reason is None and result_type is not None:
                         problem = type_problem(got, result_type)

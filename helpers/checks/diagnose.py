@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .core import CONSTANT_HINT, FAIL, Case, CheckResult, _compare, as_numbers, dtype_tolerance, exception_text, run_check, type_problem
+from .core import CONSTANT_HINT, FAIL, Case, CheckResult, compare_values, as_numbers, dtype_tolerance, exception_text, run_check, type_problem
 from .numpy_only import helpers_references, helpers_tripwire
 
 __all__ = ["Wrong", "run_diagnosed"]
@@ -97,7 +97,7 @@ def _passes(check_kwargs: dict, value, case: Case) -> bool:
     try:
         if check_kwargs.get("dtype_aware", True) and not isinstance(case.expected, tuple):
             atol, rtol = dtype_tolerance(np.float32, np.asarray(case.expected, dtype=float), atol, rtol)
-        return _compare(value, case.expected, atol, rtol, dtype_aware=False) is None
+        return compare_values(value, case.expected, atol, rtol, dtype_aware=False) is None
     except Exception:
         return False
 
