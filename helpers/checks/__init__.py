@@ -15,6 +15,7 @@ from __future__ import annotations
 import importlib
 
 MODULES = (
+    "compare",
     "core",
     "numpy_only",
     "diagnose",

@@ -21,7 +21,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .core import CONSTANT_HINT, FAIL, Case, CheckResult, compare_values, as_numbers, dtype_tolerance, exception_text, run_check, type_problem
+from .compare import as_numbers, compare_values, dtype_tolerance, exception_text, type_problem
+from .core import CONSTANT_HINT, FAIL, Case, CheckResult, run_check
 from .numpy_only import helpers_references, helpers_tripwire
 
 __all__ = ["Wrong", "run_diagnosed"]

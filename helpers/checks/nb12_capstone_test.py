@@ -17,7 +17,8 @@ import weakref
 
 import numpy as np
 
-from .core import FAIL, PASS, TODO, CheckResult, describe_value, exception_text, lenient_softmax, signature_problem
+from .compare import describe_value, exception_text
+from .core import FAIL, PASS, TODO, CheckResult, lenient_softmax, signature_problem
 
 __all__ = ["check_attention_test"]
 
