@@ -52,7 +52,7 @@ def check_table(check, ok=(), wrong=(), *, ok_says=(), wrong_says=(), ok_quiet=F
 
     Bind them in a test module, where pytest collects them under the names you give::
 
-        test_mask_accepts, test_mask_rejects = check_table(check_make_causal_mask, MASK_OK, MASK_WRONG,
+        test_mask_accepts, test_mask_rejects = check_table(check_decode_mask, DECODE_OK, DECODE_WRONG,
                                                            wrong_says=["提示（hint）"])
 
     ``ok`` and ``wrong`` are lists of functions or dicts ``label -> function``; an entry of ``wrong``

@@ -101,11 +101,11 @@ def test_nan_where_a_number_is_expected_and_finite_where_inf_is_expected(capsys)
 
 
 def test_wrong_arity_gets_a_chinese_message_not_a_python_type_error(capsys):
-    from helpers.checks import check_five_steps, check_score_matrix_bytes, check_worked_example_row
+    from helpers.checks import check_five_steps, check_max_context, check_worked_example_row
 
     for check, fn in [(check_softmax, lambda: 1.0), (check_softmax, lambda x, y: x),
                       (check_five_steps, lambda X, W: X),
-                      (check_score_matrix_bytes, lambda T, itemsize: T * T * itemsize),  # no batch/heads
+                      (check_max_context, lambda budget: budget),  # no itemsize, batch, heads
                       (check_worked_example_row, lambda row: (None, None))]:
         res = check(fn)
         out = capsys.readouterr().out

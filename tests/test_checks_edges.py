@@ -302,13 +302,9 @@ RETURN_TYPE = [
     (C.check_nearest_word, lambda c, E: np.array([_cos_index(c, E)]), False),
     (C.check_qkv_parameter_count, lambda d, k, v: d * (2 * k + v), True),
     (C.check_qkv_parameter_count, lambda d, k, v: float(d * (2 * k + v)), False),
-    (C.check_score_matrix_bytes, lambda T, s, batch=1, heads=1: batch * heads * T * T * s, True),
-    (C.check_score_matrix_bytes, lambda T, s, batch=1, heads=1: float(T) ** 2 * s * batch * heads, False),
     (C.check_is_attention_matrix, lambda A: _rows_ok(A, 1e-6), True),
     (C.check_is_attention_matrix, lambda A: int(_rows_ok(A, 1e-6)), False),        # 1/0, not True/False
     (C.check_is_attention_matrix, lambda A: np.array([_rows_ok(A, 1e-6)]), False),
-    (C.check_dependency_pattern, lambda T, c: np.tril(np.ones((T, T), bool)) if c else np.ones((T, T), bool), True),
-    (C.check_dependency_pattern, lambda T, c: np.tril(np.ones((T, T))) if c else np.ones((T, T)), False),  # 0/1 floats
     (C.check_left_padded_causal_mask,
      lambda T, n: np.where(np.arange(T)[:, None] < n, np.eye(T, dtype=bool),
                            (np.arange(T)[None, :] >= n) & (np.arange(T)[None, :] <= np.arange(T)[:, None])), True),
@@ -349,12 +345,6 @@ def test_unscaled_scores_in_2_5_are_told_to_scale_not_to_untranspose(capsys):
 ], ids=["/ d_k", "transposed", "* sqrt(d_k)", "sqrt(T_kv)"])
 def test_other_scaled_score_slips_are_named(fn, words, capsys):
     assert words in fails(capsys, C.check_scaled_scores(fn))
-
-
-def test_zero_times_minus_infinity_is_named_not_blamed_on_exp(capsys):
-    out = fails(capsys, C.check_make_causal_mask(lambda T: np.triu(np.ones((T, T)), 1) * -np.inf))
-    assert "0 × (−∞)" in out or "0 乘以 −∞" in out, out
-    assert "exp 溢出" not in out
 
 
 def _permutation_equivariance_test(attn_fn):

@@ -140,6 +140,20 @@ REVIEW_HEADS = [
 ]
 test_review_head_variants = verdict_table(REVIEW_HEADS)
 
+# The prompts of 2.11 say "without the helpers used just above" (section 1 calls them): calling them is refused.
+import helpers as _H  # noqa: E402
+
+REVIEW_HEADS_FORBIDDEN = [
+    (check_split_heads, lambda Y, n: _H.heads.split_heads(Y, n), False),
+    (check_multi_head, lambda X, q, k, v, o, n: _H.multi_head_self_attention(X, q, k, v, o, n_heads=n).output, False),
+    (check_multi_head, lambda X, q, k, v, o, n: _H.heads.merge_heads(_H.scaled_dot_product_attention(
+        *(_H.heads.split_heads(X @ W, n) for W in (q, k, v))).output) @ o, False),
+    (check_multi_head, lambda X, q, k, v, o, n: np.concatenate([_H.scaled_dot_product_attention(
+        X @ np.split(q, n, 1)[i], X @ np.split(k, n, 1)[i], X @ np.split(v, n, 1)[i]).output
+        for i in range(n)], axis=1) @ o, True),   # per-head loop with scaled_dot_product_attention: allowed
+]
+test_review_heads_forbidden = verdict_table(REVIEW_HEADS_FORBIDDEN)
+
 
 # ---- checks review (issue 20, a novice's own answers): the mistake actually made is named ----------------
 

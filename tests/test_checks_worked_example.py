@@ -132,3 +132,29 @@ test_review_row_accepts, test_review_row_names_the_slip = check_table(
         "sqrt(2) typed as 1.414": (lambda: _review_row(1, scale=1.414), "√2 只写了几位小数"),
         "e typed as 2.718": (lambda: _review_row2(base=2.718), "e 只写了几位小数"),
     })
+
+
+# ---- 2.8 prints the whole A and output above exercise 1: returning their rows is refused (fresh-eyes review) ----
+
+import numpy as np  # noqa: E402
+
+_EX = H.book.exact_values()
+A_printed, out_printed = _EX["A"].copy(), _EX["output"].copy()          # what the notebook's globals A, out hold
+Q_nb, K_nb, V_nb = _EX["Q"], _EX["K"], _EX["V"]
+
+
+def _by_hand_from_globals():
+    s = K_nb @ Q_nb[1] / np.sqrt(2)
+    w = np.exp(s) / np.exp(s).sum()
+    return w, w @ V_nb
+
+
+@pytest.mark.parametrize("fn, accepted", [
+    (lambda: (A_printed[1], out_printed[1]), False),             # copies both printed rows
+    (lambda: (A_printed[1], A_printed[1] @ V_nb), False),         # copies the weights, computes the output
+    (_by_hand_from_globals, True),                                # reads the inputs Q, K, V: that is the task
+], ids=["A[1], out[1]", "A[1] @ V", "by hand from Q, K, V"])
+def test_row_by_hand_refuses_the_printed_result(fn, accepted, capsys):
+    assert bool(check_worked_example_row(fn, row=2)) is accepted
+    out = capsys.readouterr().out
+    assert ("已经算好的" in out) is (not accepted), out

@@ -96,6 +96,13 @@ def check_worked_example_row(fn, row: int = 2) -> CheckResult:
             raise TypeError(f"请返回一对结果 (weights, output)（return a pair），你返回的是 {type(result).__name__}")
         return result[k]
 
+    copied = _reads_a_computed_result(fn, (ex["A"][r], ex["output"][r]))
+    if copied:   # the notebook printed A and the output above: returning its rows is not computing them
+        name = f"check_worked_example_row(row={row})"
+        msg = (f"{FAIL} {name}：你的函数直接读了上面已经算好的 {'、'.join(copied)}。这个练习要你从 q、k、v 出发"
+               "亲手把这一行算一遍（点积、除以 √2、取指数、除以行和、加权求和）。")
+        print(msg)
+        return CheckResult(name, False, 2, 0, msg)
     cases = [
         Case(f"A[{row}, :]，查询 {row} 的权重", (0,), ex["A"][r], _WEIGHT_HINT),
         Case(f"output[{row}, :]，第 {row} 行输出", (1,), ex["output"][r], _OUTPUT_HINT),
@@ -104,6 +111,34 @@ def check_worked_example_row(fn, row: int = 2) -> CheckResult:
     return run_diagnosed(f"check_worked_example_row(row={row})", part, cases, wrong=_row_wrongs(r), forbid=_ATTENTION_HELPERS,
                          learner=fn,
                          ask="用 numpy 当计算器亲手算", atol=1e-6, rtol=0.0, dtype_aware=False)
+
+
+def _global_names(code) -> set[str]:
+    names = set(code.co_names)
+    for const in code.co_consts:
+        if hasattr(const, "co_names"):
+            names |= _global_names(const)
+    return names
+
+
+def _reads_a_computed_result(fn, answers) -> list[str]:
+    """Names of the learner's globals holding a whole (4, n) matrix with one of ``answers`` as its row r.
+
+    2.8 prints ``A`` (4, 4) and ``out`` (4, 2) above the exercise; ``return A[1], out[1]`` reads them instead
+    of computing. A (4,) or (2,) array the learner computed in a cell of their own is not flagged."""
+    code, scope = getattr(fn, "__code__", None), getattr(fn, "__globals__", None)
+    if code is None or not isinstance(scope, dict):
+        return []
+    found = []
+    for name in sorted(_global_names(code)):
+        value = scope.get(name)
+        if not isinstance(value, np.ndarray) or value.dtype.kind not in "fc" or value.ndim != 2 or len(value) != 4:
+            continue
+        for answer in answers:
+            if value.shape[1] == answer.shape[-1] and np.any(np.all(np.abs(value - answer) < 1e-9, axis=-1)):
+                found.append(name)
+                break
+    return found
 
 
 def _reference() -> tuple[np.ndarray, np.ndarray]:

@@ -17,54 +17,8 @@ import helpers as H
 from .core import Case, CheckResult, float_safe, lenient_softmax, run_check
 from .diagnose import Wrong, run_diagnosed
 
-__all__ = ["check_make_causal_mask", "check_causal_attention", "check_fixed_causal_attention",
+__all__ = ["check_causal_attention", "check_fixed_causal_attention",
            "check_left_padded_causal_mask", "buggy_causal_attention", "far_apart_case", "check_decode_mask"]
-
-
-_MASK_HINT = (
-    "键 j 在查询 i 之前或就是它自己（j ≤ i）时 M[i, j] = 0；键 j 在未来（j > i）时为负无穷（-inf）。"
-    "要用真正的负无穷，不要用一个很大的负数；对角线（token 看自己）必须保持 0。"
-)
-
-
-def _reference_mask(T: int) -> np.ndarray:
-    # Independent of helpers.masking: written from the definition, entry by entry.
-    M = np.zeros((T, T))
-    for i in range(T):
-        for j in range(T):
-            if j > i:
-                M[i, j] = -np.inf
-    return M
-
-
-@float_safe
-def check_make_causal_mask(fn) -> CheckResult:
-    """Check a learner's ``fn(T) -> M``, the additive causal mask of shape (T, T) (0 / -inf)."""
-    cases = [
-        Case("T = 1（唯一的 token 看得见自己）", (1,), _reference_mask(1), "只有一个 token 时它必须看得见自己：M 只有一个 0。"),
-        Case("T = 4", (4,), _reference_mask(4), _MASK_HINT),
-        Case("T = 7", (7,), _reference_mask(7), _MASK_HINT),
-    ]
-    return run_diagnosed("check_make_causal_mask", fn, cases, wrong=_MASK_WRONG, atol=0.0, rtol=0.0, general_hint=_MASK_HINT)
-
-
-def _strict_upper(T: int, k: int = 1) -> np.ndarray:
-    return np.triu(np.ones((T, T), dtype=bool), k)
-
-
-# The classic ways to build the additive mask wrongly, each named before a case's generic hint.
-_MASK_WRONG = [
-    Wrong("在浮点数里 0 × (−∞) 是 NaN，不是 0：用一个 0/1 矩阵去乘 −∞，对角线及以下本该是 0 的位置全变成了 NaN。"
-          "要把未来的位置直接设成 −∞，其余位置保持 0。", lambda T: np.where(_strict_upper(T), -np.inf, np.nan)),
-    Wrong("对角线也被挡住了（错了一位）：每个 token 必须看得见自己，只有键在查询之后（j > i）才是 −∞。",
-          lambda T: np.where(_strict_upper(T, 0), -np.inf, 0.0)),
-    Wrong("方向反了：挡住的是过去（对角线以下），要挡的是未来（对角线以上，j > i）。",
-          lambda T: np.where(_strict_upper(T).T, -np.inf, 0.0)),
-    Wrong("用了一个很大的有限负数：这里要真正的负无穷，exp(−∞) 才恰好是 0。",
-          lambda T: np.where(_strict_upper(T), -1e9, 0.0)),
-    Wrong("这是一个布尔（或 0/1）的“允许”矩阵：这里要的是加到分数上的加性掩码，允许的位置是 0，未来是 −∞。",
-          lambda T: ~_strict_upper(T)),
-]
 
 
 def _reference_causal(Q, K, V) -> np.ndarray:

@@ -10,7 +10,7 @@ import numpy as np
 
 import helpers as H
 
-from .core import Case, CheckResult, float_safe, run_check
+from .core import Case, CheckResult, float_safe
 from .diagnose import Wrong, run_diagnosed
 
 __all__ = ["check_split_heads", "check_multi_head", "check_rms_norm"]
@@ -32,7 +32,9 @@ def check_split_heads(fn) -> CheckResult:
         Case("只有一个头", (Y3, 1), H.heads.split_heads(Y3, 1), "只有一个头时，这个头就是整个 Y：形状 (1, T, 宽度)。"),
         Case("每个头一列", (Y3, 6), H.heads.split_heads(Y3, 6), "d_head = 宽度 ÷ n_heads。"),
     ]
-    return run_check("check_split_heads", fn, cases, atol=0.0, rtol=0.0)
+    # "不调用 H.heads.split_heads" (2.11 uses it in section 1, just above the exercise)
+    return run_diagnosed("check_split_heads", fn, cases, forbid={"split_heads"}, ask="自己用 reshape 和 transpose 切头",
+                         atol=0.0, rtol=0.0)
 
 
 def _mh_wrong(kind):
@@ -97,7 +99,10 @@ def check_multi_head(fn) -> CheckResult:
         Case("2 个头，分数很大、各行相差很远", loud, H.multi_head_self_attention(*loud[:5], n_heads=2).output,
              "每个头的 softmax 都要减去每一行自己的最大值：减整个矩阵的最大值会让远低于它的行变成 0/0。"),
     ]
-    return run_diagnosed("check_multi_head", fn, cases, wrong=_MH_WRONG, atol=1e-8, rtol=1e-6)
+    # "不调用 H.multi_head_self_attention、H.heads.split_heads / merge_heads" (all used in section 1 above)
+    return run_diagnosed("check_multi_head", fn, cases, wrong=_MH_WRONG, atol=1e-8, rtol=1e-6,
+                         forbid={"multi_head_self_attention", "split_heads", "merge_heads"},
+                         ask="自己写出切头、拼接和输出投影")
 
 
 def _reference(x, g, eps):
