@@ -1,6 +1,6 @@
-"""Self-checks for 2.9 (properties of self-attention): permutation matrices, the memory of the score
-matrices, the dependency pattern, and attention with a distance bias (transfer); the exercises that replaced
-re-typing ones (issue 20): the longest context a memory budget allows, the dependencies of stacked local attention."""
+"""Self-checks for 2.9 (properties of self-attention): permutation matrices (without the helper the notebook
+uses above), attention with a distance bias (transfer); the exercises that replaced re-typing ones (issue 20): the
+longest context a memory budget allows, the dependencies of stacked local attention."""
 
 from __future__ import annotations
 
