@@ -31,7 +31,7 @@ UNSCALED_COLOR = "#dd8452"
 SCALED_COLOR = "#4c72b0"
 FIGSIZE = (9.0, 6.0)
 #: ``layout="lecture"``: the projector's 720p screen holds only two panels (weights, median curves) with the controls.
-LECTURE_FIGSIZE = (9.0, 3.3)
+LECTURE_FIGSIZE = (9.0, 2.9)
 LAYOUTS = ("full", "lecture")
 HALF_WIDTH = 0.4
 J_LIMIT = 0.25  # |J_ij| <= 1/4 for every softmax: a fixed colour scale
@@ -344,8 +344,8 @@ class SaturationExplorer:
                            W.VBox([self.divide_checkbox, self.seed_input])])
         if layout == "lecture":  # the projector: wide slider tracks, the readout's first line only
             for w in (self.d_k_slider, self.inv_temp_slider):
-                w.layout = W.Layout(width="600px")
-            self.d_k_slider.style = self.inv_temp_slider.style = {"description_width": "150px"}
+                w.layout = W.Layout(width="560px")
+            self.d_k_slider.style = self.inv_temp_slider.style = {"description_width": "130px"}
             self.seed_input.layout = W.Layout(width="220px")
             self.seed_input.style = {"description_width": "70px"}
         self.widget = W.VBox([controls, W.HBox([*self.preset_buttons, self.reset_button]), self.image, self.readout])

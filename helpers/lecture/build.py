@@ -146,6 +146,13 @@ def apply_kwargs(source: str, kwargs: dict) -> str:
     return ast.unparse(tree)
 
 
+def markdown_html(source: str) -> str:
+    """Markdown to HTML as nbconvert renders a markdown cell; the maths stays TeX for MathJax to typeset."""
+    from nbconvert.filters.markdown_mistune import markdown2html_mistune
+
+    return markdown2html_mistune(source)
+
+
 def _images(cell) -> list[str]:
     return [o["data"]["image/png"] for o in cell.get("outputs", [])
             if o.get("output_type") in ("display_data", "execute_result") and "image/png" in o.get("data", {})]
@@ -163,7 +170,7 @@ def build_notebook(deck: Deck, root: Path | None = None):
     cells = nb.cells
     first = nbformat.v4.new_markdown_cell("# " + deck.title + "\n\n" + "\n".join(
         f"- {r.label}（{r.minutes} 分钟）" for r in deck.rows))
-    first.metadata.deck = {"slide": 1, "kind": "title", "row": "", "skip": False}
+    first.metadata.deck = {"slide": 1, "kind": "title", "row": "", "skip": False, "html": markdown_html(first.source)}
     cells.append(first)
     setup = nbformat.v4.new_code_cell("import helpers as H\nH.use_style()")
     setup.metadata.deck = {"slide": 1, "role": "setup"}
@@ -175,7 +182,7 @@ def build_notebook(deck: Deck, root: Path | None = None):
             n += 1
             md = nbformat.v4.new_markdown_cell(slide_markdown(s, root))
             meta = {"slide": n, "kind": s.kind, "row": row.label, "skip": s.skip,
-                    "minutes": round(slide_minutes(s, root), 2)}
+                    "minutes": round(slide_minutes(s, root), 2), "html": markdown_html(md.source)}
             if s.kind == "figure":
                 images = _images(find_cell(*s.code, root))
                 if not images:
@@ -234,7 +241,7 @@ def plan_markdown(deck: Deck) -> str:
     for row in deck.rows:
         first, n = n + 1, n + len(row.slides)
         skips = skipped_numbers(deck, row)
-        content = row.content + (f"（时间紧：跳过第 {'、'.join(map(str, skips))} 张）" if skips else "")
+        content = row.content + (f"（本行跳过第 {'、'.join(map(str, skips))} 张）" if skips else "")
         span = f"{first}–{n}" if n > first else str(first)
         lines.append(f"| {row.label} | {content} | {row.minutes} | {row.show} | {span} |")
     return "\n".join(lines)
