@@ -1,4 +1,5 @@
 """python -m helpers.lecture [DECK] [--port P] [--no-browser] [--notebooks DIR] [--plan | --schedule | --write PATH]
+       python -m helpers.lecture --install-voila
 
 Without DECK: list the decks. With DECK (1, 2 or lab): build it from the notebooks and serve it on
 127.0.0.1 with Voila (Ctrl-C stops it), or print its plan table / slide-to-minute table, or write the
@@ -26,7 +27,17 @@ def main(argv: list[str] | None = None) -> int:
     what.add_argument("--plan", action="store_true", help="print the plan table (as in the teacher's guide)")
     what.add_argument("--schedule", action="store_true", help="print which slide goes with which minute")
     what.add_argument("--write", type=Path, metavar="PATH", help="write the deck notebook to PATH and exit")
+    what.add_argument("--install-voila", action="store_true",
+                      help="install the Voila templates and their server setting into this environment "
+                           "(needed once after `pip install -e`; a normal install does it itself)")
     args = parser.parse_args(argv)
+
+    if args.install_voila:
+        from .install import install_voila_files
+
+        for path in install_voila_files():
+            print(f"installed {path}")
+        return 0
 
     try:
         root = notebooks_dir(args.notebooks)
