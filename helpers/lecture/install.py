@@ -19,7 +19,7 @@ from pathlib import Path
 
 __all__ = ["CONFIG_NAME", "sources", "install_voila_files"]
 
-CONFIG_NAME = "self-attention-ch02.json"
+CONFIG_NAME = "voila.json"
 _PKG = Path(__file__).resolve().parent
 _REPO = _PKG.parents[1]
 
@@ -28,17 +28,17 @@ def sources() -> dict[str, Path]:
     """Where each installed piece comes from: the checkout if there is one, else the installed copy."""
     prefix = Path(sys.prefix)
     ch02 = _REPO / "share" / "jupyter" / "voila" / "templates" / "ch02"
-    config = _REPO / "share" / "jupyter" / "jupyter_server_config.d" / CONFIG_NAME
+    config = _REPO / "share" / "etc" / "jupyter" / CONFIG_NAME
     return {
         "ch02": ch02 if ch02.is_dir() else prefix / "share" / "jupyter" / "voila" / "templates" / "ch02",
         "ch02-deck": _PKG / "share" / "jupyter" / "voila" / "templates" / "ch02-deck",
-        "config": config if config.is_file() else prefix / "etc" / "jupyter" / "jupyter_server_config.d" / CONFIG_NAME,
+        "config": config if config.is_file() else prefix / "etc" / "jupyter" / CONFIG_NAME,
     }
 
 
 def install_voila_files(prefix: str | Path | None = None) -> list[Path]:
     """Copy both templates into ``<prefix>/share/jupyter/voila/templates`` and the setting into
-    ``<prefix>/etc/jupyter/jupyter_server_config.d`` (default prefix: this environment). Returns what was written."""
+    ``<prefix>/etc/jupyter/voila.json`` (default prefix: this environment). Returns what was written."""
     prefix = Path(sys.prefix if prefix is None else prefix)
     src = sources()
     written = []
@@ -48,7 +48,7 @@ def install_voila_files(prefix: str | Path | None = None) -> list[Path]:
             shutil.rmtree(dest, ignore_errors=True)
             shutil.copytree(src[name], dest)
         written.append(dest)
-    dest = prefix / "etc" / "jupyter" / "jupyter_server_config.d" / CONFIG_NAME
+    dest = prefix / "etc" / "jupyter" / CONFIG_NAME
     dest.parent.mkdir(parents=True, exist_ok=True)
     if src["config"].resolve() != dest.resolve():
         shutil.copy(src["config"], dest)

@@ -171,9 +171,8 @@ def test_deck(deck_url, page720, widget_budget_s):
     pg.goto(url, wait_until="commit")
     pg.wait_for_selector(".deck-slide.deck-current", state="visible")
     first_slide = time.monotonic() - start
-    n_live = pg.evaluate("() => document.querySelectorAll('.deck-live').length")
-    pg.wait_for_function("n => document.querySelectorAll('.deck-live .jupyter-widgets').length >= n", arg=n_live,
-                         timeout=180_000)
+    pg.wait_for_function("() => Array.from(document.querySelectorAll('.deck-live'))"
+                         ".every(l => l.querySelector('.jupyter-widgets'))", timeout=180_000)
     all_live = time.monotonic() - start
     pg.wait_for_load_state("networkidle")
     TIMINGS[key] = {"first_slide_s": round(first_slide, 2), "every_widget_s": round(all_live, 2)}
