@@ -30,9 +30,6 @@ __all__ = ["UNSCALED_COLOR", "SCALED_COLOR", "PRESETS", "SaturationFigure", "Sat
 UNSCALED_COLOR = "#dd8452"
 SCALED_COLOR = "#4c72b0"
 FIGSIZE = (9.0, 6.0)
-#: ``layout="lecture"``: the projector's 720p screen holds only two panels (weights, median curves) with the controls.
-LECTURE_FIGSIZE = (9.0, 2.9)
-LAYOUTS = ("full", "lecture")
 HALF_WIDTH = 0.4
 J_LIMIT = 0.25  # |J_ij| <= 1/4 for every softmax: a fixed colour scale
 #: The guided steps of the notebook: name -> (d_k, 1/tau, divide by sqrt(d_k)).
@@ -86,9 +83,6 @@ class SaturationFigure:
     ----------
     T : int
         Number of keys.
-    layout : {"full", "lecture"}
-        ``"lecture"`` draws only the weights and the median curves (one row), so the
-        figure and its controls fit one 720p projector screen.
     """
 
     def __init__(self, T: int = DEFAULT_T, layout: str = "full"):
@@ -101,16 +95,15 @@ class SaturationFigure:
 
         from matplotlib.colors import to_rgba
 
-        self.T = check_T(T)
-        self.layout = _check_layout(layout)
+        if layout not in ("full", "lecture"):  # "lecture": weights + median curves only (the 720p projector deck)
+            raise ValueError(f"layout must be 'full' or 'lecture'; got {layout!r}.")
+        self.T, self.layout = check_T(T), layout
         self._band_fill = {c: to_rgba(c, 0.18) for c in (UNSCALED_COLOR, SCALED_COLOR)}
         with matplotlib.rc_context(STYLE):
-            lecture = self.layout == "lecture"
-            self.fig = Figure(figsize=LECTURE_FIGSIZE if lecture else FIGSIZE, dpi=STYLE["figure.dpi"])
+            self.fig = Figure(figsize=(9.0, 2.9) if self.layout == "lecture" else FIGSIZE, dpi=STYLE["figure.dpi"])
             self.canvas = FigureCanvasAgg(self.fig)
-            if lecture:
-                self.ax_w, self.ax_c = self.fig.subplots(1, 2)
-                self.ax_s = self.ax_j = None
+            if self.layout == "lecture":  # the score and Jacobian panels go on a figure that is never drawn
+                (self.ax_w, self.ax_c), (self.ax_s, self.ax_j) = self.fig.subplots(1, 2), Figure().subplots(1, 2)
             else:
                 (self.ax_s, self.ax_w), (self.ax_c, self.ax_j) = self.fig.subplots(2, 2)
             zeros = np.zeros(self.T)
@@ -120,12 +113,10 @@ class SaturationFigure:
                 ax.add_collection(c, autolim=False)
                 return c
 
-            if self.ax_s is not None:
-                self.bands = [bars(self.ax_s, linewidths=1.2) for _ in range(2)]
-                self.ghost_s = bars(self.ax_s, facecolors="none", linewidths=1.2)
-                self.shown_s = bars(self.ax_s, edgecolors="none")
-            else:
-                self.bands, self.ghost_s, self.shown_s = [], None, None
+            off = {"visible": self.layout == "full"}  # the lecture layout never draws the score and Jacobian artists
+            self.bands = [bars(self.ax_s, linewidths=1.2, **off) for _ in range(2)]
+            self.ghost_s = bars(self.ax_s, facecolors="none", linewidths=1.2, **off)
+            self.shown_s = bars(self.ax_s, edgecolors="none", **off)
             self.ghost_w = bars(self.ax_w, facecolors="none", linewidths=1.2)
             self.shown_w = bars(self.ax_w, edgecolors="none")
             self.curves = {}
@@ -134,15 +125,13 @@ class SaturationFigure:
                 self.curves[mode] = (self.ax_c.plot(x, np.zeros_like(x), color=color, animated=True)[0],
                                      self.ax_c.plot(x, np.zeros_like(x), color=color, ls="--", animated=True)[0])
             self.marker = self.ax_c.axvline(D_K_OPTIONS[0], color="0.3", lw=1.5, animated=True)
-            self.image = None
-            if self.ax_j is not None:
-                edges = np.arange(self.T + 1) + 0.5
-                self.image = self.ax_j.pcolormesh(edges, edges, np.zeros((self.T, self.T)), cmap=DIVERGING_CMAP,
-                                                  vmin=-J_LIMIT, vmax=J_LIMIT, animated=True)
-                self.ax_j.set_ylim(self.T + 0.5, 0.5)
-                self.ax_j.set_aspect("equal")
-                cbar = self.fig.colorbar(self.image, ax=self.ax_j)
-                cbar.set_label(r"$J_{ij}$")
+            edges = np.arange(self.T + 1) + 0.5
+            self.image = self.ax_j.pcolormesh(edges, edges, np.zeros((self.T, self.T)), cmap=DIVERGING_CMAP,
+                                              vmin=-J_LIMIT, vmax=J_LIMIT, animated=True, **off)
+            self.ax_j.set_ylim(self.T + 0.5, 0.5)
+            self.ax_j.set_aspect("equal")
+            cbar = self.ax_j.figure.colorbar(self.image, ax=self.ax_j)
+            cbar.set_label(r"$J_{ij}$")
             self._style(Patch, Line2D)
         self._ylim = None
         self._backgrounds: dict[float, object] = {}
@@ -150,15 +139,14 @@ class SaturationFigure:
 
     def _style(self, Patch, Line2D) -> None:
         T = self.T
-        if self.ax_s is not None:
-            self.ax_s.axhline(0, color="0.3", lw=0.8)
-            self.ax_s.set_title(r"scores fed to softmax (band: $\pm$ theory std)")
-            self.ax_s.set_ylabel("score")
+        self.ax_s.axhline(0, color="0.3", lw=0.8)
+        self.ax_s.set_title(r"scores fed to softmax (band: $\pm$ theory std)")
+        self.ax_s.set_ylabel("score")
         self.ax_w.axhline(1.0 / T, color="0.5", lw=1.0, ls=":")
         self.ax_w.set_ylim(0, 1.05)
         self.ax_w.set_title("softmax weights")
         self.ax_w.set_ylabel("weight")
-        for ax in (a for a in (self.ax_s, self.ax_w) if a is not None):
+        for ax in (self.ax_s, self.ax_w):
             ax.set_xlim(0.5, T + 0.5)
             ax.set_xlabel("key j")
             ax.set_xticks(np.arange(1, T + 1)[:: max(1, T // 4)])
@@ -176,22 +164,18 @@ class SaturationFigure:
         self.ax_c.set_xlabel(r"$d_k$")
         self.ax_c.set_ylabel("median over seeds")
         self.ax_c.set_title(r"max weight (solid), $\|J\|_F$ (dashed)")
-        if self.ax_j is None:  # the lecture layout: one row of two panels
-            self.fig.subplots_adjust(left=0.08, right=0.97, top=0.78, bottom=0.17, wspace=0.3)
-            return
         self.ax_j.set_title("Jacobian of the shown mode")
         self.ax_j.set_xlabel("j")
         self.ax_j.set_ylabel("i")
         self.ax_j.set_xticks(np.arange(1, T + 1)[:: max(1, T // 4)])
         self.ax_j.set_yticks(np.arange(1, T + 1)[:: max(1, T // 4)])
-        self.fig.subplots_adjust(left=0.08, right=0.97, top=0.87, bottom=0.09, wspace=0.3, hspace=0.55)
+        self.fig.subplots_adjust(**(dict(top=0.78, bottom=0.17) if self.layout == "lecture" else
+                                    dict(top=0.87, bottom=0.09, hspace=0.55)), left=0.08, right=0.97, wspace=0.3)
 
     def _background_for(self, ylim: float):
-        if self.ax_s is None:
-            ylim = 0.0  # no score panel: one background
-        elif ylim != self._ylim:
+        if ylim != self._ylim:
             self.ax_s.set_ylim(-ylim, ylim)
-        self._ylim = ylim
+            self._ylim = ylim
         bg = self._backgrounds.get(ylim)
         if bg is None:
             self.canvas.draw()  # animated artists are skipped: this paints the static part
@@ -215,28 +199,23 @@ class SaturationFigure:
             band.set_facecolor(self._band_fill[color] if chosen else "none")  # filled = chosen, outlined = other
             band.set_edgecolor("none" if chosen else color)
             band.set_linestyle("solid" if chosen else "dashed")
-        if self.ghost_s is not None:
-            self.ghost_s.set_verts(bar_verts(ghost.scores))
-            self.shown_s.set_verts(bar_verts(shown.scores, half_width=0.25))
+        self.ghost_s.set_verts(bar_verts(ghost.scores))
         self.ghost_w.set_verts(bar_verts(ghost.weights))
+        self.shown_s.set_verts(bar_verts(shown.scores, half_width=0.25))
         self.shown_w.set_verts(bar_verts(shown.weights, half_width=0.25))
         for c in (self.ghost_s, self.ghost_w):
-            if c is not None:
-                c.set_edgecolor(c_ghost)
+            c.set_edgecolor(c_ghost)
         for c in (self.shown_s, self.shown_w):
-            if c is not None:
-                c.set_facecolor(c_shown)
+            c.set_facecolor(c_shown)
         for mode, (solid, dashed) in self.curves.items():
             solid.set_ydata(summary.median_max_weight[mode])
             dashed.set_ydata(summary.median_jacobian_norm[mode])
         self.marker.set_xdata([view.d_k, view.d_k])
-        if self.image is not None:
-            self.image.set_array(shown.jacobian.ravel())
+        self.image.set_array(shown.jacobian.ravel())
         renderer = self.canvas.get_renderer()
         for artist in (*self.bands, self.ghost_s, self.shown_s, self.ghost_w, self.shown_w,
                        *(line for pair in self.curves.values() for line in pair), self.marker, self.image):
-            if artist is not None:
-                artist.draw(renderer)
+            artist.draw(renderer)
         return encode_jpeg(self.canvas)
 
 
@@ -256,12 +235,6 @@ def encode_jpeg(canvas) -> bytes:
     Image.frombuffer("RGBX", (w, h), canvas.buffer_rgba(), "raw", "RGBX", 0, 1).save(
         out, format="jpeg", quality=85, subsampling=2)
     return out.getvalue()
-
-
-def _check_layout(layout) -> str:
-    if not isinstance(layout, str) or layout not in LAYOUTS:
-        raise ValueError(f"layout must be one of {LAYOUTS}; got {layout!r}.")
-    return layout
 
 
 def _fmt(x: float) -> str:
@@ -310,8 +283,6 @@ class SaturationExplorer:
                  T: int = DEFAULT_T, n_seeds: int = 200, layout: str = "full"):
         import ipywidgets as W
 
-        layout = _check_layout(layout)
-
         if check_d_k(d_k) not in D_K_OPTIONS:
             raise ValueError(f"d_k must be one of {D_K_OPTIONS} for the explorer; got {d_k}.")
         inv_temp = check_inv_temp(inv_temp)
@@ -319,7 +290,6 @@ class SaturationExplorer:
             raise ValueError(f"inv_temp must lie in the slider's range {INV_TEMP_RANGE}; got {inv_temp}.")
         self.T = check_T(T)
         self._start = {"d_k": d_k, "inv_temp": inv_temp, "divide": bool(divide), "seed": check_seed(seed)}
-        self.layout = layout
         self.figure = SaturationFigure(self.T, layout=layout)
         self.bank = score_bank(self.T, n_seeds, D_K_OPTIONS)
         self._summaries: dict[float, object] = {}
@@ -342,12 +312,6 @@ class SaturationExplorer:
         self.readout = W.HTML()
         controls = W.HBox([W.VBox([self.d_k_slider, self.inv_temp_slider]),
                            W.VBox([self.divide_checkbox, self.seed_input])])
-        if layout == "lecture":  # the projector: wide slider tracks, the readout's first line only
-            for w in (self.d_k_slider, self.inv_temp_slider):
-                w.layout = W.Layout(width="560px")
-            self.d_k_slider.style = self.inv_temp_slider.style = {"description_width": "130px"}
-            self.seed_input.layout = W.Layout(width="220px")
-            self.seed_input.style = {"description_width": "70px"}
         self.widget = W.VBox([controls, W.HBox([*self.preset_buttons, self.reset_button]), self.image, self.readout])
         for w in (self.d_k_slider, self.inv_temp_slider, self.divide_checkbox, self.seed_input):
             w.observe(self._on_change, names="value")
@@ -391,8 +355,7 @@ class SaturationExplorer:
         self.view = saturation_state(int(self.d_k_slider.value), inv_temp, bool(self.divide_checkbox.value),
                                      seed, self.T, draw=self._draw)
         self.image.value = self.figure.render(self.view, summary)
-        readout = readout_html(self.view, summary, self.bank.shape[0])
-        self.readout.value = readout.split("<br>")[0] if self.layout == "lecture" else readout
+        self.readout.value = readout_html(self.view, summary, self.bank.shape[0])
         return self.view
 
     def _ipython_display_(self):
@@ -403,11 +366,7 @@ class SaturationExplorer:
 
 def saturation_explorer(d_k: int = 64, inv_temp: float = 1.0, divide: bool = False, seed: int = 0,
                         T: int = DEFAULT_T, layout: str = "full") -> SaturationExplorer:
-    """Build the live softmax-saturation explorer (display the returned object or its ``.widget``).
-
-    ``layout="lecture"`` (the lecture deck, ``python -m helpers.lecture``): two panels and
-    wide controls that fit one 720p projector screen.
-    """
+    """Build the live softmax-saturation explorer (display it or its ``.widget``); ``layout="lecture"``: two panels."""
     return SaturationExplorer(d_k=d_k, inv_temp=inv_temp, divide=divide, seed=seed, T=T, layout=layout)
 
 

@@ -159,3 +159,31 @@ def test_the_command_lists_the_decks_from_another_directory(tmp_path):
     subprocess.run([sys.executable, "-m", "helpers.lecture", "2", "--write", str(written)], cwd=tmp_path,
                    check=True, capture_output=True, timeout=120)
     assert nbformat.read(written, as_version=4).metadata.ch02_deck["key"] == "2"
+
+
+def test_the_font_the_deck_ships_covers_every_slide():
+    from fontTools.ttLib import TTFont
+
+    from helpers.lecture.serve import SHARE
+
+    font = SHARE / "voila" / "templates" / "ch02-deck" / "static" / "NotoSansSC-ch02.otf"
+    cmap = TTFont(str(font)).getBestCmap()
+    missing = set()
+    for deck in DECKS.values():
+        for cell in build_notebook(deck, NB).cells:
+            missing |= {ch for ch in cell.source if ord(ch) >= 0x2E80 and ord(ch) not in cmap}
+    assert not missing, f"the deck font lacks {''.join(sorted(missing))!r}: run `python tools/make_deck_font.py`"
+
+
+def test_the_explorer_has_a_lecture_layout_that_fits_720p():
+    from helpers.saturation_widget import SaturationFigure, saturation_explorer
+
+    fig = SaturationFigure(T=16, layout="lecture")
+    assert len(fig.fig.axes) == 2 and fig.fig.get_figheight() * fig.fig.dpi <= 300
+    ex = saturation_explorer(layout="lecture")
+    ex.d_k_slider.value = 1024
+    ex.divide_checkbox.value = True
+    assert ex.image.value[:2] == b"\xff\xd8"  # a JPEG of the two panels
+    assert ex.view.d_k == 1024 and ex.view.divide
+    with pytest.raises(ValueError, match="layout"):
+        saturation_explorer(layout="big")

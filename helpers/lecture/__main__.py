@@ -3,7 +3,7 @@
 
 Without DECK: list the decks. With DECK (1, 2 or lab): build it from the notebooks and serve it on
 127.0.0.1 with Voila (Ctrl-C stops it), or print its plan table / slide-to-minute table, or write the
-deck notebook (to open it through JupyterLab's Voila route, /voila/render/...).
+deck notebook (e.g. to look at what the kernel runs).
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 
-def main(argv: list[str] | None = None) -> int:
+def _main(argv: list[str] | None = None) -> int:
     from .build import notebooks_dir, plan_markdown, schedule_markdown
     from .decks import DECKS
 
@@ -97,4 +97,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(_main())

@@ -8,7 +8,8 @@ install (``pip install -e``) does not install data-files, so a checkout runs thi
 
 Then JupyterLab's Voila route (``/voila/render/<notebook>``) renders every notebook with the
 presentation view's template ``ch02`` (no code, no exercise or solution cells, no hidden-case
-outputs, maths typeset offline) and a deck with ``?voila-template=ch02-deck``.
+outputs, maths typeset offline). The decks are served by ``python -m helpers.lecture`` (Voila's server
+extension keeps one template for the whole route).
 """
 
 from __future__ import annotations
