@@ -100,7 +100,7 @@ class SaturationFigure:
         self.T, self.layout = check_T(T), layout
         self._band_fill = {c: to_rgba(c, 0.18) for c in (UNSCALED_COLOR, SCALED_COLOR)}
         with matplotlib.rc_context(STYLE):
-            self.fig = Figure(figsize=(9.0, 2.9) if self.layout == "lecture" else FIGSIZE, dpi=STYLE["figure.dpi"])
+            self.fig = Figure(figsize=(9.0, 2.5) if self.layout == "lecture" else FIGSIZE, dpi=STYLE["figure.dpi"])
             self.canvas = FigureCanvasAgg(self.fig)
             if self.layout == "lecture":  # the score and Jacobian panels go on a figure that is never drawn
                 (self.ax_w, self.ax_c), (self.ax_s, self.ax_j) = self.fig.subplots(1, 2), Figure().subplots(1, 2)
@@ -169,7 +169,7 @@ class SaturationFigure:
         self.ax_j.set_ylabel("i")
         self.ax_j.set_xticks(np.arange(1, T + 1)[:: max(1, T // 4)])
         self.ax_j.set_yticks(np.arange(1, T + 1)[:: max(1, T // 4)])
-        self.fig.subplots_adjust(**(dict(top=0.78, bottom=0.17) if self.layout == "lecture" else
+        self.fig.subplots_adjust(**(dict(top=0.74, bottom=0.2) if self.layout == "lecture" else
                                     dict(top=0.87, bottom=0.09, hspace=0.55)), left=0.08, right=0.97, wspace=0.3)
 
     def _background_for(self, ylim: float):
