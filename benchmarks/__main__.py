@@ -12,6 +12,8 @@ Figures
              (--quick: N = 4) (benchmarks.classroom; several minutes)
   browser edition  2.5 in the browser edition (JupyterLite + Pyodide): cold and warm seconds
              to its first live slider (benchmarks.browser_edition; needs the editions extra)
+  lecture    lecture deck: first slide, first live widget, explorer live vs a bare kernel
+             (benchmarks.lecture; needs playwright + chromium)
 
 Ratios, not absolute times, are the result: both sides of each ratio run in the same
 process, taking turns, on the same threads (numpy's BLAS and PyTorch pinned to 2).
@@ -49,6 +51,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-attention", action="store_true", help="skip figures 3 and 4 (attention)")
     parser.add_argument("--no-classroom", action="store_true", help="skip the classroom figure")
     parser.add_argument("--no-browser-edition", action="store_true", help="skip the browser-edition figure")
+    parser.add_argument("--no-lecture", action="store_true", help="skip the lecture figure (deck start-up)")
     parser.add_argument("--full-memory", action="store_true",
                         help="really run the plain path at T = 16384 in figure 4 (~3 GiB, tens of seconds) "
                              "instead of extrapolating it from T = 4096")
@@ -125,6 +128,15 @@ def main(argv: list[str] | None = None) -> int:
         except Exception as exc:  # one broken figure must not hide the others
             failed.append("browser edition")
             print(f"FAILED: figure browser edition raised {type(exc).__name__}: {exc}")
+    if not args.no_lecture:
+        from . import lecture
+
+        print("\n== Figure lecture: the lecture deck on the projector vs a bare kernel ==", flush=True)
+        try:
+            lecture.main(rounds=1 if args.quick else 3, with_presentation_view=not args.quick)
+        except Exception as exc:  # one broken figure must not hide the others
+            failed.append("lecture")
+            print(f"FAILED: figure lecture raised {type(exc).__name__}: {exc}")
 
     if memory:
         print("\n== Figure 4 (summary): peak memory ==")

@@ -86,7 +86,7 @@ class SaturationFigure:
         Number of keys.
     """
 
-    def __init__(self, T: int = DEFAULT_T):
+    def __init__(self, T: int = DEFAULT_T, layout: str = "full"):
         import matplotlib
         from matplotlib.backends.backend_agg import FigureCanvasAgg
         from matplotlib.collections import PolyCollection
@@ -96,12 +96,17 @@ class SaturationFigure:
 
         from matplotlib.colors import to_rgba
 
-        self.T = check_T(T)
+        if layout not in ("full", "lecture"):  # "lecture": weights + median curves only (the 720p projector deck)
+            raise ValueError(f"layout must be 'full' or 'lecture'; got {layout!r}.")
+        self.T, self.layout = check_T(T), layout
         self._band_fill = {c: to_rgba(c, 0.18) for c in (UNSCALED_COLOR, SCALED_COLOR)}
         with matplotlib.rc_context(STYLE):
-            self.fig = Figure(figsize=FIGSIZE, dpi=STYLE["figure.dpi"])
+            self.fig = Figure(figsize=(9.0, 2.5) if self.layout == "lecture" else FIGSIZE, dpi=STYLE["figure.dpi"])
             self.canvas = FigureCanvasAgg(self.fig)
-            (self.ax_s, self.ax_w), (self.ax_c, self.ax_j) = self.fig.subplots(2, 2)
+            if self.layout == "lecture":  # the score and Jacobian panels go on a figure that is never drawn
+                (self.ax_w, self.ax_c), (self.ax_s, self.ax_j) = self.fig.subplots(1, 2), Figure().subplots(1, 2)
+            else:
+                (self.ax_s, self.ax_w), (self.ax_c, self.ax_j) = self.fig.subplots(2, 2)
             zeros = np.zeros(self.T)
 
             def bars(ax, **kw):
@@ -109,9 +114,10 @@ class SaturationFigure:
                 ax.add_collection(c, autolim=False)
                 return c
 
-            self.bands = [bars(self.ax_s, linewidths=1.2) for _ in range(2)]
-            self.ghost_s = bars(self.ax_s, facecolors="none", linewidths=1.2)
-            self.shown_s = bars(self.ax_s, edgecolors="none")
+            off = {"visible": self.layout == "full"}  # the lecture layout never draws the score and Jacobian artists
+            self.bands = [bars(self.ax_s, linewidths=1.2, **off) for _ in range(2)]
+            self.ghost_s = bars(self.ax_s, facecolors="none", linewidths=1.2, **off)
+            self.shown_s = bars(self.ax_s, edgecolors="none", **off)
             self.ghost_w = bars(self.ax_w, facecolors="none", linewidths=1.2)
             self.shown_w = bars(self.ax_w, edgecolors="none")
             self.curves = {}
@@ -122,10 +128,10 @@ class SaturationFigure:
             self.marker = self.ax_c.axvline(D_K_OPTIONS[0], color="0.3", lw=1.5, animated=True)
             edges = np.arange(self.T + 1) + 0.5
             self.image = self.ax_j.pcolormesh(edges, edges, np.zeros((self.T, self.T)), cmap=DIVERGING_CMAP,
-                                              vmin=-J_LIMIT, vmax=J_LIMIT, animated=True)
+                                              vmin=-J_LIMIT, vmax=J_LIMIT, animated=True, **off)
             self.ax_j.set_ylim(self.T + 0.5, 0.5)
             self.ax_j.set_aspect("equal")
-            cbar = self.fig.colorbar(self.image, ax=self.ax_j)
+            cbar = self.ax_j.figure.colorbar(self.image, ax=self.ax_j)
             cbar.set_label(r"$J_{ij}$")
             self._style(Patch, Line2D)
         self._ylim = None
@@ -164,7 +170,8 @@ class SaturationFigure:
         self.ax_j.set_ylabel("i")
         self.ax_j.set_xticks(np.arange(1, T + 1)[:: max(1, T // 4)])
         self.ax_j.set_yticks(np.arange(1, T + 1)[:: max(1, T // 4)])
-        self.fig.subplots_adjust(left=0.08, right=0.97, top=0.87, bottom=0.09, wspace=0.3, hspace=0.55)
+        self.fig.subplots_adjust(**(dict(top=0.74, bottom=0.2) if self.layout == "lecture" else
+                                    dict(top=0.87, bottom=0.09, hspace=0.55)), left=0.08, right=0.97, wspace=0.3)
 
     def _background_for(self, ylim: float):
         if ylim != self._ylim:
@@ -273,13 +280,13 @@ class SaturationExplorer:
     """
 
     def __init__(self, d_k: int = 64, inv_temp: float = 1.0, divide: bool = False, seed: int = 0,
-                 T: int = DEFAULT_T, n_seeds: int = 200):
+                 T: int = DEFAULT_T, n_seeds: int = 200, layout: str = "full"):
         import ipywidgets as W
 
         d_k, inv_temp = check_explorer_start(d_k, inv_temp, D_K_OPTIONS, INV_TEMP_RANGE)
         self.T = check_T(T)
         self._start = {"d_k": d_k, "inv_temp": inv_temp, "divide": bool(divide), "seed": check_seed(seed)}
-        self.figure = SaturationFigure(self.T)
+        self.figure = SaturationFigure(self.T, layout=layout)
         self.bank = score_bank(self.T, n_seeds, D_K_OPTIONS)
         self._summaries: dict[float, object] = {}
         self._draw_seed, self._draw = None, None
@@ -354,9 +361,9 @@ class SaturationExplorer:
 
 
 def saturation_explorer(d_k: int = 64, inv_temp: float = 1.0, divide: bool = False, seed: int = 0,
-                        T: int = DEFAULT_T) -> SaturationExplorer:
-    """Build the live softmax-saturation explorer (display the returned object or its ``.widget``)."""
-    return SaturationExplorer(d_k=d_k, inv_temp=inv_temp, divide=divide, seed=seed, T=T)
+                        T: int = DEFAULT_T, layout: str = "full") -> SaturationExplorer:
+    """Build the live softmax-saturation explorer (display it or its ``.widget``); ``layout="lecture"``: two panels."""
+    return SaturationExplorer(d_k=d_k, inv_temp=inv_temp, divide=divide, seed=seed, T=T, layout=layout)
 
 
 def small_multiples(d_ks=(16, 64, 256, 1024), T: int = DEFAULT_T, seed: int = 0, inv_temp: float = 1.0):

@@ -1,0 +1,132 @@
+"""Serve one deck with Voila on 127.0.0.1, from any working directory.
+
+The deck notebook is written into a fresh temporary folder (the kernel's working directory);
+Voila runs there with the ``ch02-deck`` template found through ``JUPYTER_PATH`` in this
+package's own ``share/jupyter`` (package data: nothing depends on the current directory, and
+nothing is fetched from another host). Progressive rendering is on: the page with every slide is
+sent before the kernel has started, and each live cell's output arrives when it has run.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+__all__ = ["SHARE", "TEMPLATE", "voila_command", "write_deck", "free_port", "DeckServer"]
+
+SHARE = Path(__file__).resolve().parent / "share" / "jupyter"
+TEMPLATE = "ch02-deck"
+DECK_FILE = "deck.ipynb"
+
+
+def free_port(start: int = 8866, tries: int = 50) -> int:
+    """The first free loopback port from ``start`` on (``0``: any free port)."""
+    for port in ([0] if start == 0 else range(start, start + tries)):
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return s.getsockname()[1]
+    raise OSError(f"no free port in {start}..{start + tries - 1}; pass --port")
+
+
+def write_deck(key: str, folder: Path, notebooks: Path | None = None) -> Path:
+    """Build deck ``key`` from the notebooks and write it as ``folder/deck.ipynb``."""
+    import nbformat
+
+    from .build import build_notebook
+    from .decks import DECKS
+
+    if key not in DECKS:
+        raise KeyError(f"no deck {key!r}; the decks are {', '.join(DECKS)}")
+    nb = build_notebook(DECKS[key], notebooks)
+    path = Path(folder) / DECK_FILE
+    nbformat.write(nb, str(path))
+    return path
+
+
+def voila_command(notebook: Path, port: int, progressive: bool = True) -> list[str]:
+    cmd = [sys.executable, "-m", "voila", str(notebook), "--no-browser", f"--port={port}",
+           "--Voila.ip=127.0.0.1", "--Voila.port_retries=0", f"--template={TEMPLATE}", "--theme=light",
+           "--strip_sources=True", "--VoilaConfiguration.show_tracebacks=False",
+           "--VoilaExecutor.timeout=180"]
+    if progressive:
+        cmd.append("--VoilaConfiguration.progressive_rendering=True")
+    return cmd
+
+
+def deck_env(base: dict | None = None) -> dict:
+    env = dict(os.environ if base is None else base)
+    paths = [p for p in env.get("JUPYTER_PATH", "").split(os.pathsep) if p]
+    env["JUPYTER_PATH"] = os.pathsep.join([str(SHARE), *[p for p in paths if p != str(SHARE)]])
+    return env
+
+
+class DeckServer:
+    """A running Voila for one deck: ``url``, ``folder`` (temporary), ``log``; a context manager."""
+
+    def __init__(self, key: str, port: int = 0, notebooks: Path | None = None, env: dict | None = None,
+                 progressive: bool = True, log: Path | None = None):
+        self.key = key
+        self.folder = Path(tempfile.mkdtemp(prefix=f"ch02-deck-{key}-"))
+        self.notebook = write_deck(key, self.folder, notebooks)
+        self.port = port or free_port(0)
+        self.url = f"http://127.0.0.1:{self.port}/"
+        self.log = log or self.folder / "voila.log"
+        self._log_file = open(self.log, "wb")
+        self.proc = subprocess.Popen(voila_command(self.notebook, self.port, progressive), cwd=self.folder,
+                                     env=deck_env(env), stdout=self._log_file, stderr=subprocess.STDOUT,
+                                     stdin=subprocess.DEVNULL)
+
+    def wait_ready(self, timeout: float = 120.0) -> None:
+        """Block until Voila answers on its port (it renders the deck only when the page is requested)."""
+        deadline = time.monotonic() + timeout
+        while True:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"Voila exited with {self.proc.returncode}:\n{self.log.read_text()[-3000:]}")
+            try:
+                with socket.create_connection(("127.0.0.1", self.port), timeout=1):
+                    return
+            except OSError:
+                if time.monotonic() > deadline:
+                    raise RuntimeError(f"Voila not listening after {timeout:.0f} s:\n{self.log.read_text()[-3000:]}")
+                time.sleep(0.1)
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(timeout=20)
+        self._log_file.close()
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+    def __enter__(self):
+        try:
+            self.wait_ready()
+        except BaseException:
+            self.stop()
+            raise
+        return self
+
+    def __exit__(self, *exc):
+        self.stop()
+
+
+def _probe(url: str) -> bool:  # used by the CLI to say the page answers
+    try:
+        with urllib.request.urlopen(url, timeout=5):
+            return True
+    except (urllib.error.URLError, OSError):
+        return False

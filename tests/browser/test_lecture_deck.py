@@ -1,0 +1,278 @@
+"""The lecture decks (python -m helpers.lecture KEY) in headless Chromium at 1280x720, started from a folder
+outside the repository, and the Voila route of a Jupyter server that finds the installed templates.
+
+For every deck: step through every slide with the keyboard (ArrowRight), and on each slide check that
+slide text is >= 24 px, widget labels and readouts >= 18 px, slider tracks >= 300 px, and the slide
+(with its widget and controls) fits the 720 px screen; move every slider (ArrowUp on its handle) and
+see its figure change, and see that ArrowRight on a focused slider or vote still turns the page; answer
+one vote and see the answer appear only then; no code shown, no request to any host but 127.0.0.1.
+Screenshots: the title slide and the explorer slide of lecture 1 (artifacts/screenshots/deck-*.png;
+docs/img holds the committed copies).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+import urllib.parse
+import urllib.request
+from pathlib import Path
+
+import pytest
+from conftest import ARTIFACTS, _free_port
+
+from helpers.lecture import DECKS
+
+pytestmark = pytest.mark.browser
+
+LOCAL = {"127.0.0.1", "localhost", "::1"}
+TIMINGS: dict[str, dict] = {}
+
+# Everything the checks read from the current slide, in one round trip.
+SLIDE_PROBE = """() => {
+  const s = document.querySelector('.deck-slide.deck-current');
+  const px = el => parseFloat(getComputedStyle(el).fontSize);
+  const shown = el => el.offsetParent !== null && el.getClientRects().length > 0 && (el.innerText || '').trim() !== '';
+  const text = Array.from(s.querySelectorAll('.deck-body p, .deck-body li, .deck-body td, .deck-body th, .deck-body h1, .deck-body h2, .deck-body h3, .deck-body blockquote')).filter(shown);
+  const labels = Array.from(s.querySelectorAll('.deck-live .widget-label, .deck-live .widget-readout, .deck-live .widget-html-content, .deck-live .widget-radio-box label, .deck-live button, .deck-live .widget-inline-hbox label')).filter(shown);
+  const tracks = Array.from(s.querySelectorAll('.deck-live .widget-slider .noUi-target, .deck-live .widget-hslider .noUi-target')).map(t => t.getBoundingClientRect().width);
+  const code = Array.from(s.querySelectorAll('.jp-InputArea, .jp-CodeMirrorEditor, .cm-editor')).filter(e => e.offsetParent !== null).length;
+  return {n: window.deck.current() + 1, kind: s.dataset.kind, skip: s.dataset.skip,
+          minText: text.length ? Math.min(...text.map(px)) : null, nText: text.length,
+          minLabel: labels.length ? Math.min(...labels.map(px)) : null, nLabels: labels.length,
+          tracks: tracks, scroll: s.scrollHeight, client: s.clientHeight, scrollW: s.scrollWidth, clientW: s.clientWidth,
+          code: code, sliders: s.querySelectorAll('.deck-live .noUi-handle').length,
+          widgets: s.querySelectorAll('.deck-live .jupyter-widgets').length, text: s.innerText};
+}"""
+
+
+def _foreign(urls):
+    bad = []
+    for u in urls:
+        parts = urllib.parse.urlsplit(u)
+        if parts.scheme in {"data", "blob", "about"}:
+            continue
+        if (parts.hostname or "") not in LOCAL:
+            bad.append(u)
+    return bad
+
+
+def _jupyter_env(base: Path) -> dict:
+    env = dict(os.environ)
+    for name in ("runtime", "config", "data", "ipython"):
+        (base / name).mkdir(exist_ok=True)
+    env.update({"JUPYTER_RUNTIME_DIR": str(base / "runtime"), "JUPYTER_CONFIG_DIR": str(base / "config"),
+                "JUPYTER_DATA_DIR": str(base / "data"), "IPYTHONDIR": str(base / "ipython"),
+                "JUPYTER_PLATFORM_DIRS": "1"})
+    env.pop("JUPYTER_PATH", None)
+    return env
+
+
+@pytest.fixture
+def deck_url(request, tmp_path, chromium_path):
+    """The teacher's command, run from a folder outside the repository; yields the URL it prints."""
+    key = request.param
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    port = _free_port()
+    log = tmp_path / "lecture.log"
+    with open(log, "wb") as fh:
+        proc = subprocess.Popen([sys.executable, "-m", "helpers.lecture", key, "--no-browser", f"--port={port}"],
+                                cwd=outside, env=_jupyter_env(tmp_path), stdout=fh, stderr=subprocess.STDOUT,
+                                stdin=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 120
+        url = None
+        while url is None:
+            text = log.read_text(encoding="utf-8", errors="replace")
+            m = re.search(r"http://127\.0\.0\.1:\d+/", text)
+            if m:
+                url = m.group(0)
+            elif proc.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(f"python -m helpers.lecture {key} printed no URL:\n{text[-3000:]}")
+            else:
+                time.sleep(0.2)
+        assert url == f"http://127.0.0.1:{port}/"
+        yield key, url
+    finally:
+        proc.terminate()  # the command stops Voila and removes its folder on SIGTERM
+        try:
+            proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(timeout=30)
+        if TIMINGS:
+            ARTIFACTS.mkdir(parents=True, exist_ok=True)
+            (ARTIFACTS / "deck-timings.json").write_text(json.dumps(TIMINGS, indent=1), encoding="utf-8")
+
+
+@pytest.fixture
+def page720(browser):
+    ctx = browser.new_context(viewport={"width": 1280, "height": 720}, device_scale_factor=1)
+    pg = ctx.new_page()
+    pg.set_default_timeout(120_000)
+    try:
+        yield pg
+    finally:
+        ctx.close()
+
+
+def _move_sliders(pg, n: int, budget_s: float) -> None:
+    """Every slider of the current slide: ArrowUp on its handle changes its readout and the figure."""
+    for i in range(pg.evaluate("() => document.querySelectorAll('.deck-current .deck-live .noUi-handle').length")):
+        before = pg.evaluate(f"""() => {{
+            const h = document.querySelectorAll('.deck-current .deck-live .noUi-handle')[{i}];
+            const img = document.querySelector('.deck-current .deck-live img');
+            h.focus(); return [h.getAttribute('aria-valuenow'), img ? img.src : null];
+        }}""")
+        assert before[1], f"slide {n}: a slider without a figure"
+        pg.keyboard.press("ArrowUp")
+        pg.wait_for_function(f"""([v, src]) => {{
+            const h = document.querySelectorAll('.deck-current .deck-live .noUi-handle')[{i}];
+            const img = document.querySelector('.deck-current .deck-live img');
+            return h.getAttribute('aria-valuenow') !== v && img.src !== src;
+        }}""", arg=before, timeout=budget_s * 1000)
+    if pg.evaluate("() => document.querySelectorAll('.deck-current .deck-live .noUi-handle').length"):
+        # A focused slider does not take the page keys: ArrowRight turns the page, the value stays.
+        value = pg.evaluate("() => { const h = document.querySelector('.deck-current .deck-live .noUi-handle');"
+                            " h.focus(); return h.getAttribute('aria-valuenow'); }")
+        pg.keyboard.press("ArrowRight")
+        assert pg.evaluate("() => window.deck.current() + 1") == n + 1, f"slide {n}: ArrowRight on a slider did not turn the page"
+        assert pg.evaluate(f"() => document.querySelector('#deck-slide-{n} .noUi-handle').getAttribute('aria-valuenow')") == value
+        pg.keyboard.press("ArrowLeft")
+        assert pg.evaluate("() => window.deck.current() + 1") == n
+
+
+def _answer_vote(pg, n: int, budget_s: float) -> None:
+    live = f"#deck-slide-{n} .deck-live"
+    assert pg.locator(f"{live} .widget-radio-box input, {live} input[type=text]").count() >= 1
+    text = pg.inner_text(live)
+    assert "解释" not in text and "正确答案" not in text and "✅" not in text, f"slide {n}: the answer shows before the vote"
+    radio = pg.locator(f"{live} .widget-radio-box label").first
+    radio.click()
+    pg.keyboard.press("ArrowRight")  # focus on a radio button: the page still turns
+    assert pg.evaluate("() => window.deck.current() + 1") == n + 1, f"slide {n}: ArrowRight on a vote did not turn the page"
+    pg.keyboard.press("ArrowLeft")
+    pg.locator(f"{live} button", has_text="提交预测").click()
+    pg.wait_for_function("sel => /解释/.test(document.querySelector(sel).innerText)", arg=live, timeout=budget_s * 1000)
+
+
+@pytest.mark.parametrize("deck_url", list(DECKS), indirect=True, ids=[f"deck-{k}" for k in DECKS])
+def test_deck(deck_url, page720, widget_budget_s):
+    key, url = deck_url
+    pg = page720
+    requests: list[str] = []
+    pg.on("request", lambda r: requests.append(r.url))
+    start = time.monotonic()
+    pg.goto(url, wait_until="commit")
+    pg.wait_for_selector(".deck-slide.deck-current", state="visible")
+    first_slide = time.monotonic() - start
+    pg.wait_for_function("() => Array.from(document.querySelectorAll('.deck-live'))"
+                         ".every(l => l.querySelector('.jupyter-widgets'))", timeout=180_000)
+    all_live = time.monotonic() - start
+    pg.wait_for_load_state("networkidle")
+    TIMINGS[key] = {"first_slide_s": round(first_slide, 2), "every_widget_s": round(all_live, 2)}
+    count = pg.evaluate("() => window.deck.count")
+    assert count == len(DECKS[key].slides) + 1
+    if key == "1":
+        ARTIFACTS.mkdir(parents=True, exist_ok=True)
+        pg.screenshot(path=ARTIFACTS / "deck-title.png")
+    voted = False
+    for n in range(1, count + 1):
+        if n > 1:
+            pg.keyboard.press("ArrowRight")
+        info = pg.evaluate(SLIDE_PROBE)
+        assert info["n"] == n, f"deck {key}: ArrowRight did not reach slide {n}"
+        assert info["code"] == 0, f"deck {key} slide {n}: code is shown"
+        assert "import helpers" not in info["text"] and "Traceback" not in info["text"], f"deck {key} slide {n}"
+        assert "Error displaying widget" not in info["text"]
+        assert info["nText"] >= 1 and info["minText"] >= 24, f"deck {key} slide {n}: slide text {info['minText']} px"
+        assert info["scroll"] <= info["client"] + 1 and info["scrollW"] <= info["clientW"] + 1, \
+            f"deck {key} slide {n} ({info['kind']}) does not fit 1280x720: {info['scrollW']}x{info['scroll']} px"
+        assert (info["skip"] == "true") == ("时间紧时跳过" in info["text"])
+        if info["kind"] in ("vote", "live"):
+            assert info["widgets"] >= 1, f"deck {key} slide {n}: no live widget"
+            assert info["minLabel"] >= 18, f"deck {key} slide {n}: widget text {info['minLabel']} px"
+            assert all(w >= 300 for w in info["tracks"]), f"deck {key} slide {n}: slider tracks {info['tracks']} px"
+            if info["kind"] == "live":
+                assert info["sliders"] >= 1
+                if key == "1":
+                    pg.screenshot(path=ARTIFACTS / "deck-explorer.png")
+                _move_sliders(pg, n, widget_budget_s)
+            elif not voted:
+                _answer_vote(pg, n, widget_budget_s)
+                voted = True
+    pg.keyboard.press("Home")
+    assert pg.evaluate("() => window.deck.current()") == 0
+    maths = pg.evaluate("() => document.querySelectorAll('mjx-container').length")
+    raw = pg.evaluate("() => Array.from(document.querySelectorAll('.deck-body')).filter(b => /\\$\\$|\\\\frac|\\\\mathbb/.test(b.innerText)).length")
+    if key != "lab":
+        assert maths > 0 and raw == 0, f"deck {key}: maths not typeset ({maths} formulas, {raw} slides with raw TeX)"
+    if key in ("1", "2"):
+        assert voted, f"deck {key} has no vote"
+    assert not _foreign(requests), f"deck {key} asked other hosts: {_foreign(requests)[:5]}"
+
+
+@pytest.fixture
+def voila_route(tmp_path, chromium_path):
+    """A Jupyter server (as JupyterLab or a hub starts it, outside the repository) whose environment has the
+    series' templates and setting installed (helpers.lecture.install: the same files as pip's data-files)."""
+    from helpers.lecture.install import install_voila_files
+
+    prefix = tmp_path / "prefix"
+    install_voila_files(prefix)
+    root = tmp_path / "home"
+    root.mkdir()
+    nb_dir = Path(__file__).resolve().parents[2] / "notebooks"
+    (root / "02-06.ipynb").write_bytes(next(nb_dir.glob("02-06-*.ipynb")).read_bytes())
+    env = _jupyter_env(tmp_path)
+    env["JUPYTER_PATH"] = str(prefix / "share" / "jupyter")
+    env["JUPYTER_CONFIG_PATH"] = str(prefix / "etc" / "jupyter")
+    port, token = _free_port(), "t" + os.urandom(8).hex()
+    log = tmp_path / "server.log"
+    cmd = [sys.executable, "-m", "jupyter_server", "--no-browser", "--ServerApp.ip=127.0.0.1",
+           f"--ServerApp.port={port}", "--ServerApp.port_retries=0", f"--IdentityProvider.token={token}",
+           f"--ServerApp.root_dir={root}"]
+    if hasattr(os, "geteuid") and os.geteuid() == 0:
+        cmd.append("--allow-root")
+    with open(log, "wb") as fh:
+        proc = subprocess.Popen(cmd, cwd=root, env=env, stdout=fh, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 120
+        while True:
+            try:
+                urllib.request.urlopen(f"{base}/api/status?token={token}", timeout=5).read()
+                break
+            except OSError:
+                if proc.poll() is not None or time.monotonic() > deadline:
+                    raise RuntimeError(f"jupyter server did not start:\n{log.read_text()[-3000:]}")
+                time.sleep(0.3)
+        yield base, token
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(timeout=30)
+
+
+def test_the_voila_route_uses_the_installed_templates(voila_route, page720):
+    base, token = voila_route
+    pg = page720
+    requests: list[str] = []
+    pg.on("request", lambda r: requests.append(r.url))
+    pg.goto(f"{base}/voila/render/02-06.ipynb?token={token}", wait_until="domcontentloaded")
+    pg.wait_for_function("() => document.querySelectorAll('mjx-container').length > 0", timeout=180_000)
+    pg.wait_for_load_state("networkidle")
+    assert pg.locator("[data-presentation-skipped]").count() > 0, "the route did not use the ch02 template"
+    text = pg.evaluate("() => document.body.innerText")
+    assert "hidden cases" not in text and "隐藏用例通过" not in text and "_solution" not in text
+    assert "$$" not in text
+    assert pg.evaluate("() => Array.from(document.querySelectorAll('.jp-CodeCell .jp-InputArea')).filter(e => e.offsetParent).length") == 0
+    assert not _foreign(requests), f"the Voila route asked other hosts: {_foreign(requests)[:5]}"

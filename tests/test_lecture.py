@@ -1,0 +1,189 @@
+"""Lecture mode (helpers.lecture): the manifest points at real cells, the plans fit their slides and pages,
+the guide shows what the manifest says, the deck notebook runs, the command lists the decks from anywhere.
+
+The browser side (every slide, fonts, fit, sliders, the vote, offline) is tests/browser/test_lecture_deck.py.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from helpers.lecture import DECKS, FIGURE_MIN, READING_CHARS_PER_MIN, VOTE_MIN, build_notebook, notebooks_dir
+from helpers.lecture.build import (_blocks, apply_kwargs, find_cell, plan_markdown, row_minutes, schedule_markdown,
+                                   skipped_numbers, slide_minutes, text_of)
+
+ROOT = Path(__file__).resolve().parents[1]
+GUIDE = ROOT / "docs" / "teaching" / "README.md"
+NB = notebooks_dir(ROOT / "notebooks")
+SLIDES = [(key, i, s) for key, d in DECKS.items() for i, s in enumerate(d.slides, start=2)]
+
+
+def _ids(args):
+    return f"{args[0]}-{args[1]}"
+
+
+@pytest.mark.parametrize("key, number, slide", SLIDES, ids=[f"{k}-{n}" for k, n, _ in SLIDES])
+def test_every_cell_the_manifest_names_exists(key, number, slide):
+    for t in slide.texts:
+        cell = find_cell(t.nb, t.cell, NB)
+        assert cell.cell_type == "markdown", f"deck {key} slide {number}: {t.nb} {t.cell} is not a markdown cell"
+        assert text_of(t, NB).strip(), f"deck {key} slide {number}: {t.nb} {t.cell} blocks {t.blocks} are empty"
+        tags = set(cell.metadata.get("tags", []))
+        assert not tags & {"exercise", "solution"}, f"deck {key} slide {number} shows an exercise/solution cell"
+    if slide.code is not None:
+        cell = find_cell(*slide.code, NB)
+        assert cell.cell_type == "code"
+        tags = set(cell.metadata.get("tags", []))
+        assert not tags & {"exercise", "solution", "bug-hunt"}, f"deck {key} slide {number}: no exercise code"
+        if slide.kind == "vote":
+            assert "predict" in tags, f"deck {key} slide {number}: {slide.code} is not a prediction cell"
+        if slide.kind == "figure":
+            assert any("image/png" in o.get("data", {}) for o in cell.get("outputs", [])), \
+                f"deck {key} slide {number}: {slide.code} has no committed figure"
+    for key_cell in slide.setup:
+        assert find_cell(*key_cell, NB).cell_type == "code"
+
+
+def test_a_missing_cell_is_named():
+    with pytest.raises(KeyError, match="02-05.*no-such-id"):
+        find_cell("02-05", "no-such-id", NB)
+
+
+def test_blocks_keep_display_maths_whole():
+    assert _blocks("a\n\n$$x\n\ny$$\n\nb") == ["a", "$$x\n\ny$$", "b"]
+    assert _blocks("## t\n\n\n\np") == ["## t", "p"]
+
+
+def test_kwargs_replace_or_add_on_the_widget_call():
+    assert apply_kwargs("causal_widget(A, words, t=T)", {"t": 1}) == "causal_widget(A, words, t=1)"
+    src = "explorer = saturation_explorer(d_k=64)\nexplorer.widget"
+    assert apply_kwargs(src, {"layout": "lecture"}) == \
+        "explorer = saturation_explorer(d_k=64, layout='lecture')\nexplorer.widget"
+
+
+def test_the_live_widgets_start_where_the_narration_starts():
+    sources = {c.source for d in DECKS.values() for c in build_notebook(d, NB).cells if c.cell_type == "code"}
+    assert any("causal_widget(" in s and "t=1" in s for s in sources), "2.10's slider must start at t = 1"
+    assert any("saturation_explorer(" in s and "layout='lecture'" in s for s in sources)
+
+
+@pytest.mark.parametrize("key", list(DECKS))
+def test_every_row_lasts_as_long_as_its_slides(key):
+    deck = DECKS[key]
+    assert sum(r.minutes for r in deck.rows) == 90, f"deck {key}: the plan is not 90 minutes"
+    for row in deck.rows:
+        got = row_minutes(row, NB)
+        per = ", ".join(f"{slide_minutes(s, NB):.1f}{' (skip)' if s.skip else ''}" for s in row.slides)
+        assert abs(got - row.minutes) <= 0.5, (
+            f"deck {key}, row {row.label!r}: its slides take {got:.1f} min ({per}), the row says {row.minutes}")
+
+
+@pytest.mark.parametrize("key", list(DECKS))
+def test_a_row_shorter_than_its_page_names_the_slides_it_skips(key):
+    deck = DECKS[key]
+    for row in deck.rows:
+        skips = skipped_numbers(deck, row)
+        if row.page is None:
+            assert not skips
+            continue
+        page = (ROOT / "docs" / "teaching" / f"{row.page}.md").read_text(encoding="utf-8")
+        total = int(re.search(r"^\| 合计 \|[^|]*\|\s*(\d+)\s*\|", page, re.M).group(1))
+        if total > row.minutes:
+            assert skips, f"deck {key}, row {row.label}: the page's core path is {total} min, the row " \
+                          f"{row.minutes}, and no slide is marked to skip"
+        line = next(ln for ln in plan_markdown(deck).splitlines() if ln.startswith(f"| {row.label} |"))
+        for n in skips:
+            assert re.search(rf"跳过第 [\d、]*\b{n}\b", line), f"row {row.label} does not name slide {n}"
+
+
+def test_votes_cost_what_the_rule_says():
+    vote = next(s for s in DECKS["1"].slides if s.kind == "vote" and not s.texts)
+    assert slide_minutes(vote, NB) == VOTE_MIN
+    fig = next(s for s in DECKS["1"].slides if s.kind == "figure")
+    expected = FIGURE_MIN + sum(len(text_of(t, NB)) for t in fig.texts) / READING_CHARS_PER_MIN
+    assert math.isclose(slide_minutes(fig, NB), expected)
+
+
+def _plan_section(title: str) -> str:
+    guide = GUIDE.read_text(encoding="utf-8")
+    assert f"### {title}\n" in guide, f"the guide has no plan headed {title!r}"
+    return guide.split(f"### {title}\n", 1)[1].split("\n### ", 1)[0].split("\n## ", 1)[0]
+
+
+@pytest.mark.parametrize("key", list(DECKS))
+def test_the_guide_shows_the_plan_and_the_minutes_of_every_slide(key):
+    deck = DECKS[key]
+    section = _plan_section(deck.title)
+    assert plan_markdown(deck) in section, f"the guide's table of plan {key} differs from `python -m helpers.lecture {key} --plan`"
+    assert schedule_markdown(deck, NB) in section, \
+        f"the guide's slide table of plan {key} differs from `python -m helpers.lecture {key} --schedule`"
+    assert f"python -m helpers.lecture {key}" in section
+
+
+def test_the_guide_states_the_timing_rule():
+    guide = GUIDE.read_text(encoding="utf-8")
+    assert f"{READING_CHARS_PER_MIN} 个字符" in guide and f"{VOTE_MIN:g} 分钟" in guide and f"{FIGURE_MIN:g} 分钟" in guide
+
+
+@pytest.mark.parametrize("key", list(DECKS))
+def test_the_deck_notebook_is_small_and_runs(key, tmp_path):
+    from nbclient import NotebookClient
+
+    nb = build_notebook(DECKS[key], NB)
+    code = [c for c in nb.cells if c.cell_type == "code"]
+    assert len(code) <= 20, f"deck {key} runs {len(code)} code cells; it should run only what its live slides need"
+    slides = [c for c in nb.cells if c.cell_type == "markdown"]
+    assert [c.metadata.deck["slide"] for c in slides] == list(range(1, len(DECKS[key].slides) + 2))
+    NotebookClient(nb, timeout=120, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}).execute()
+    for c in code:
+        errors = [o for o in c.outputs if o.output_type == "error" or o.get("name") == "stderr"]
+        assert not errors, f"deck {key}: cell {c.source[:60]!r} wrote {errors}"
+        if c.metadata.deck["role"] == "live":
+            assert any("application/vnd.jupyter.widget-view+json" in o.get("data", {}) for o in c.outputs), \
+                f"deck {key}: the live cell {c.source[:60]!r} shows no widget"
+
+
+def test_the_command_lists_the_decks_from_another_directory(tmp_path):
+    out = subprocess.run([sys.executable, "-m", "helpers.lecture"], cwd=tmp_path, capture_output=True, text=True,
+                         timeout=120, check=True).stdout
+    for deck in DECKS.values():
+        assert deck.title in out
+    written = tmp_path / "deck.ipynb"
+    subprocess.run([sys.executable, "-m", "helpers.lecture", "2", "--write", str(written)], cwd=tmp_path,
+                   check=True, capture_output=True, timeout=120)
+    assert nbformat.read(written, as_version=4).metadata.ch02_deck["key"] == "2"
+
+
+def test_the_font_the_deck_ships_covers_every_slide():
+    from fontTools.ttLib import TTFont
+
+    from helpers.lecture.serve import SHARE
+
+    font = SHARE / "voila" / "templates" / "ch02-deck" / "static" / "NotoSansSC-ch02.otf"
+    cmap = TTFont(str(font)).getBestCmap()
+    missing = set()
+    for deck in DECKS.values():
+        for cell in build_notebook(deck, NB).cells:
+            missing |= {ch for ch in cell.source if ord(ch) >= 0x2E80 and ord(ch) not in cmap}
+    assert not missing, f"the deck font lacks {''.join(sorted(missing))!r}: run `python tools/make_deck_font.py`"
+
+
+def test_the_explorer_has_a_lecture_layout_that_fits_720p():
+    from helpers.lessons.saturation.widget import SaturationFigure, saturation_explorer
+
+    fig = SaturationFigure(T=16, layout="lecture")
+    assert len(fig.fig.axes) == 2 and fig.fig.get_figheight() * fig.fig.dpi <= 300
+    ex = saturation_explorer(layout="lecture")
+    ex.d_k_slider.value = 1024
+    ex.divide_checkbox.value = True
+    assert ex.image.value[:2] == b"\xff\xd8"  # a JPEG of the two panels
+    assert ex.view.d_k == 1024 and ex.view.divide
+    with pytest.raises(ValueError, match="layout"):
+        saturation_explorer(layout="big")
