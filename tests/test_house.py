@@ -165,9 +165,9 @@ def test_attention_validates_in_one_call():
 
 def test_the_tree_shows_where_things_live():
     """Read top-down: the formula in core/, a lesson's tools in lessons/, the book, the real model, the
-    UI, the self-checks; nothing else at the top but the door and the shared argument checks."""
+    UI, the self-checks, the lecture decks; nothing else at the top but the door and the shared argument checks."""
     packages = sorted(p.name for p in HELPERS.iterdir() if (p / "__init__.py").is_file())
-    assert packages == ["book", "checks", "core", "lessons", "model", "ui"], packages
+    assert packages == ["book", "checks", "core", "lecture", "lessons", "model", "ui"], packages
     top = sorted(p.name for p in HELPERS.glob("*.py"))
     assert top == ["__init__.py", "_validate.py"], top
     for pkg in packages:

@@ -15,7 +15,7 @@ from ..._validate import as_real_array, check_positive_int
 
 __all__ = [
     "check_d_k", "check_inv_temp", "check_seed", "check_T", "check_divide", "check_weight_rows", "check_bank",
-    "check_explorer_start", "check_view_fits", "check_d_ks_listed", "check_problem", "check_fit",
+    "check_explorer_start", "check_view_fits", "check_d_ks_listed", "check_problem", "check_fit", "check_layout",
 ]
 
 
@@ -120,3 +120,10 @@ def check_fit(q, K, V, target):
     if np.any((t < 0) | (t >= K.shape[-2])):
         raise ValueError(f"target must index a key (0 ... {K.shape[-2] - 1}); got {target!r}.")
     return q, K, V, np.broadcast_to(t, batch), batch
+
+
+def check_layout(layout) -> str:
+    """``layout`` if it is "full" or "lecture" (weights + median curves only, for the 720p projector deck)."""
+    if layout not in ("full", "lecture"):
+        raise ValueError(f"layout must be 'full' or 'lecture'; got {layout!r}.")
+    return layout

@@ -21,7 +21,7 @@ import math
 import numpy as np
 
 from ...ui.plotting import DIVERGING_CMAP, STYLE
-from ._validate import check_d_k, check_d_ks_listed, check_explorer_start, check_seed, check_T, check_view_fits
+from ._validate import check_d_k, check_d_ks_listed, check_explorer_start, check_layout, check_seed, check_T, check_view_fits
 from .view import (D_K_OPTIONS, D_MAX, DEFAULT_T, INV_TEMP_RANGE, SATURATED, bank_summary, fixed_draw, saturation_state,
                    score_bank)
 
@@ -96,9 +96,7 @@ class SaturationFigure:
 
         from matplotlib.colors import to_rgba
 
-        if layout not in ("full", "lecture"):  # "lecture": weights + median curves only (the 720p projector deck)
-            raise ValueError(f"layout must be 'full' or 'lecture'; got {layout!r}.")
-        self.T, self.layout = check_T(T), layout
+        self.T, self.layout = check_T(T), check_layout(layout)  # "lecture": the 720p projector deck
         self._band_fill = {c: to_rgba(c, 0.18) for c in (UNSCALED_COLOR, SCALED_COLOR)}
         with matplotlib.rc_context(STYLE):
             self.fig = Figure(figsize=(9.0, 2.5) if self.layout == "lecture" else FIGSIZE, dpi=STYLE["figure.dpi"])
