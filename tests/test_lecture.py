@@ -187,3 +187,60 @@ def test_the_explorer_has_a_lecture_layout_that_fits_720p():
     assert ex.view.d_k == 1024 and ex.view.divide
     with pytest.raises(ValueError, match="layout"):
         saturation_explorer(layout="big")
+
+
+# -- review rows (deck review, engineer T): each was a slide a teacher would have hit -------------------------------
+
+def _headings_above(nb: str) -> dict[str, list[str]]:
+    """cell id -> the headings it sits under (its own heading included), from the notebook's markdown."""
+    stack: list[tuple[int, str]] = []
+    out = {}
+    for cell in nbformat.read(next(NB.glob(f"{nb}-*.ipynb")), as_version=4).cells:
+        if cell.cell_type == "markdown":
+            for line in cell.source.splitlines():
+                m = re.match(r"^(#{1,6})\s+(.*)", line)
+                if m:
+                    stack = [h for h in stack if h[0] < len(m.group(1))] + [(len(m.group(1)), m.group(2).strip())]
+        out[cell.get("id")] = [h for _, h in stack]
+    return out
+
+
+def test_no_slide_shows_a_cell_of_an_optional_section():
+    # Lecture 2's 2.8 slide showed "选读：先定规则，再数" after the counting rule moved into a 选读 section.
+    found = []
+    for key, number, slide in SLIDES:
+        cells = [(t.nb, t.cell) for t in slide.texts] + ([slide.code] if slide.code else [])
+        for nb, cell in cells:
+            under = _headings_above(nb)[cell]
+            if any(h.startswith("选读") for h in under):
+                found.append(f"deck {key} slide {number}: {nb} {cell} is under {' > '.join(under)}")
+    assert not found, "\n".join(found)
+
+
+def test_no_text_slide_stops_on_a_colon():
+    # The lab's 综合练习 B slide ended on "先看一个太弱的测试会怎样：" (the weak test is not on it), 2.11's heads slide
+    # on "于是一次矩阵乘法就算出了所有头的查询：" (its formula was the next block).
+    found = [f"deck {key} slide {number}: …{text_of(slide.texts[-1], NB).rstrip()[-40:]}"
+             for key, number, slide in SLIDES
+             if slide.kind == "text" and slide.texts and text_of(slide.texts[-1], NB).rstrip().endswith(("：", ":"))]
+    assert not found, "\n".join(found)
+
+
+@pytest.mark.parametrize("key", list(DECKS))
+def test_every_vote_of_a_row_comes_before_its_live_widget(key):
+    # 2.5-q3 (does the saturated share change with d_k once scaled, at 1/tau = 10?) came after the explorer, whose
+    # step-3 button shows that share over 200 seeds for every d_k: the class saw the answer before voting.
+    for row in DECKS[key].rows:
+        kinds = [s.kind for s in row.slides]
+        if "live" in kinds:
+            first_live = kinds.index("live")
+            assert "vote" not in kinds[first_live:], f"deck {key}, row {row.label}: a vote after the live widget"
+
+
+def test_a_vote_caption_points_at_nothing_the_deck_does_not_show():
+    # 2.8-q1's caption began "上面打印的 Q 里" and 2.10-q1's ended "先在下面选一个答案，再运行揭晓的那一格":
+    # notebook cells that are not on the slide (and both captions repeated the widget's own question).
+    notebook_only = ("上面打印", "揭晓的那一格", "在下面选")
+    found = [f"deck {key} slide {number}: {p!r}" for key, number, slide in SLIDES if slide.kind == "vote"
+             for t in slide.texts for p in notebook_only if p in text_of(t, NB)]
+    assert not found, "\n".join(found)
