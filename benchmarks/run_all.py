@@ -25,7 +25,7 @@ from nbclient import NotebookClient
 
 ROOT = Path(__file__).resolve().parents[1]
 FLOOR_SOURCE = ("import numpy as np\nimport matplotlib.pyplot as plt\nimport ipywidgets\nimport helpers as H\n"
-                "from helpers.checks import check_softmax\nH.use_style()")
+                "from helpers.checks import check_log_softmax\nH.use_style()")
 
 
 def _run(nb, cwd: Path) -> float:

@@ -3,46 +3,51 @@
 import numpy as np
 import pytest
 
-from helpers.checks import Case, check_array, check_softmax, run_check
+from helpers.checks import Case, check_array, check_log_softmax, run_check
 from helpers import softmax
 from check_verdicts import fails
 
 
+def log_softmax(x, axis=-1):
+    x = np.asarray(x)
+    m = x.max(axis=axis, keepdims=True)
+    return x - m - np.log(np.exp(x - m).sum(axis=axis, keepdims=True))
+
+
 def test_pass_fail_and_not_done(capsys):
-    assert check_softmax(lambda x: softmax(x))
+    assert check_log_softmax(lambda x: log_softmax(x))
     out = capsys.readouterr().out
     assert out.startswith("\u2705") and "全部 8 个隐藏用例通过" in out
 
     def stub(x):
         raise NotImplementedError
 
-    res = check_softmax(stub)
+    res = check_log_softmax(stub)
     assert not res and res.n_passed == 0
     out = capsys.readouterr().out
     assert out.startswith("\u23f3") and "尚未完成" in out and "\u274c" not in out
 
 
-def test_naive_softmax_fails_on_far_apart_rows_with_the_row_max_hint(capsys):
+def test_naive_log_softmax_fails_on_far_apart_rows_with_the_max_hint(capsys):
     def naive(x):
-        e = np.exp(x)
-        return e / e.sum(axis=-1, keepdims=True)
+        return x - np.log(np.exp(x).sum(axis=-1, keepdims=True))
 
-    res = check_softmax(naive)
+    res = check_log_softmax(naive)
     out = capsys.readouterr().out
-    # exp(-1000) already underflows to 0, so the row far below 0 is the first case to fail (0/0)
+    # exp(-1000) already underflows to 0, so the row far below 0 is the first case to fail (log 0 = -inf)
     assert not res and res.n_passed == 4
-    assert "相差很远的行" in out and "每一行自己的最大值" in out and "NaN 或 inf" in out
+    assert "相差很远的两行" in out and "先减每一行的最大值" in out and "不该是 ±inf 的位置给出了 inf" in out
 
 
 def test_learner_float_warnings_are_silenced(recwarn, capsys):
     # A notebook cell must stay free of stderr output even when the learner's exp overflows.
-    check_softmax(lambda x: np.exp(x) / np.exp(x).sum(axis=-1, keepdims=True))
+    check_log_softmax(lambda x: x - np.log(np.exp(x).sum(axis=-1, keepdims=True)))
     capsys.readouterr()
     assert not [w for w in recwarn if issubclass(w.category, RuntimeWarning)]
 
 
 def test_wrong_axis_fails_with_rowwise_hint(capsys):
-    res = check_softmax(lambda x: softmax(x, axis=0) if np.ndim(x) > 1 else softmax(x))
+    res = check_log_softmax(lambda x: log_softmax(x, axis=0) if np.ndim(x) > 1 else log_softmax(x))
     assert not res
     assert "每一行" in capsys.readouterr().out
 
@@ -101,10 +106,10 @@ def test_nan_where_a_number_is_expected_and_finite_where_inf_is_expected(capsys)
 
 
 def test_wrong_arity_gets_a_chinese_message_not_a_python_type_error(capsys):
-    from helpers.checks import check_five_steps, check_max_context, check_worked_example_row
+    from helpers.checks import check_batched_cross_attention, check_max_context, check_worked_example_row
 
-    for check, fn in [(check_softmax, lambda: 1.0), (check_softmax, lambda x, y: x),
-                      (check_five_steps, lambda X, W: X),
+    for check, fn in [(check_log_softmax, lambda: 1.0), (check_log_softmax, lambda x, y: x),
+                      (check_batched_cross_attention, lambda X, W: X),
                       (check_max_context, lambda budget: budget),  # no itemsize, batch, heads
                       (check_worked_example_row, lambda row: (None, None))]:
         res = check(fn)
@@ -115,22 +120,22 @@ def test_wrong_arity_gets_a_chinese_message_not_a_python_type_error(capsys):
 
 
 def test_builtins_without_a_signature_are_still_run(capsys):
-    assert not check_softmax(np.exp)  # runs (no signature check possible) and is simply wrong
+    assert not check_log_softmax(np.negative)  # runs (no signature check possible) and is simply wrong
     assert "数值不对" in capsys.readouterr().out
 
 
 def test_a_learner_who_set_numpy_errors_to_raise_still_gets_a_verdict(capsys):
     # np.seterr(all="raise") in the learner's session used to make the check's own reference
     # computation (an exp that underflows) raise FloatingPointError out of the check.
-    from helpers.checks import check_five_steps, check_multi_head, check_soft_lookup
+    from helpers.checks import check_batched_cross_attention, check_multi_head, check_soft_lookup_many
 
     old = np.seterr(all="raise")
     try:
-        for check, fn in [(check_softmax, lambda x: softmax(x)), (check_soft_lookup, lambda *a: 0.0),
-                          (check_five_steps, lambda *a: 0.0), (check_multi_head, lambda *a: 0.0)]:
+        for check, fn in [(check_log_softmax, lambda x: log_softmax(x)), (check_soft_lookup_many, lambda *a: 0.0),
+                          (check_batched_cross_attention, lambda *a: 0.0), (check_multi_head, lambda *a: 0.0)]:
             res = check(fn)
             assert res.message.startswith(("\u2705", "\u274c")), res.message
-        assert check_softmax(lambda x: softmax(x))
+        assert check_log_softmax(lambda x: log_softmax(x))
         assert np.geterr()["under"] == "raise"  # the learner's setting is left as it was
     finally:
         np.seterr(**old)
@@ -140,10 +145,15 @@ def test_a_learner_who_set_numpy_errors_to_raise_still_gets_a_verdict(capsys):
 # ---- checks review (issue 20, a novice's own answers): the hint follows the reason it failed -------------
 
 def test_printing_instead_of_returning_gets_the_return_hint_not_the_case_hint(capsys):
-    from helpers.checks import check_cosine
-    out = fails(capsys, check_cosine(lambda a, b: print(float(a @ b / (np.linalg.norm(a) * np.linalg.norm(b))))))
+    from helpers.checks import check_cosine_matrix
+
+    def prints(C):
+        U = C / np.linalg.norm(C, axis=1, keepdims=True)
+        print(U @ U.T)
+
+    out = fails(capsys, check_cosine_matrix(prints))
     assert "return 把结果交回来" in out, out
-    assert "余弦与长度无关" not in out, out          # the first case's hint was about the norms: not the mistake
+    assert "对角线上是 1" not in out, out          # the first case's hint is about the maths: not the mistake
 
 
 def test_a_right_value_of_the_wrong_type_gets_a_type_hint_not_the_case_hint(capsys):
@@ -154,23 +164,19 @@ def test_a_right_value_of_the_wrong_type_gets_a_type_hint_not_the_case_hint(caps
 
 
 def test_a_float16_answer_is_rejected_and_told_float16_is_why(capsys):
-    from helpers.checks import check_scores, check_softmax
+    from helpers.checks import check_batched_scores
 
-    def softmax16(x):
-        e = np.exp((x - x.max(axis=-1, keepdims=True)).astype(np.float16))
-        return e / e.sum(axis=-1, keepdims=True)
-
-    out = fails(capsys, check_softmax(softmax16))                 # was accepted at float16's 1e-2
+    out = fails(capsys, check_log_softmax(lambda x: log_softmax(x).astype(np.float16)))
     assert "float16" in out and "float32 或 float64" in out, out
-    out = fails(capsys, check_scores(lambda Q, K: (Q @ K.T).astype(np.float16)))
+    out = fails(capsys, check_batched_scores(lambda Q, K: (Q @ np.swapaxes(K, -1, -2)).astype(np.float16)))
     assert "float16" in out, out
 
 
 # ---- checks review: a function that ignores its arguments (the example's answer hard-coded, a notebook global) ----
 
 @pytest.mark.parametrize("check_name, fn", [
-    ("check_scores", lambda Q, K: np.ones((2, 4)) @ np.ones((3, 4)).T),           # globals instead of Q and K
-    ("check_qkv_parameter_count", lambda d_model, d_k, d_v: 24),                   # the book's example answer
+    ("check_batched_scores", lambda Q, K: np.ones((2, 2, 4)) @ np.ones((2, 3, 4)).swapaxes(1, 2)),  # globals, not Q and K
+    ("check_cross_param_count", lambda d_dec, d_enc, d_k, d_v, bias: 48),          # an example's answer
     ("check_is_attention_matrix", lambda A: True),
     ("check_dot_variance", lambda d_k, var_q, var_k: 64),
     ("check_decode_mask", lambda T_new, T_past: np.tril(np.ones((3, 7), dtype=bool), k=4)),

@@ -1,4 +1,5 @@
-"""The 2.5/2.6 self-checks: correct variants pass, the classic wrong answers are rejected."""
+"""The 2.5/2.6 self-checks Var(q . k) and "is this an attention matrix?": correct variants pass, the classic
+wrong answers are rejected."""
 
 import math
 
@@ -7,8 +8,6 @@ import numpy as np
 from helpers.checks import (
     check_dot_variance,
     check_is_attention_matrix,
-    check_scaled_scores,
-    check_softmax_jacobian,
 )
 from check_verdicts import check_table, verdict_table
 
@@ -40,52 +39,6 @@ VARIANCE_WRONG = {
 
 test_dot_variance_correct_variants_pass, test_dot_variance_rejects = check_table(
     check_dot_variance, VARIANCE_OK, VARIANCE_WRONG, wrong_says=["提示（hint）"])
-
-
-# ---- check_scaled_scores --------------------------------------------------------------------
-
-SCORES_OK = [lambda Q, K: Q @ K.T / np.sqrt(K.shape[-1]),
-             lambda Q, K: np.einsum("id,jd->ij", Q, K) / math.sqrt(Q.shape[1]),
-             lambda Q, K: (np.asarray(Q) / Q.shape[1] ** 0.25) @ (np.asarray(K) / K.shape[1] ** 0.25).T]
-SCORES_WRONG = {
-    "no scale": lambda Q, K: Q @ K.T,
-    "/ d_k": lambda Q, K: Q @ K.T / Q.shape[1],
-    "K @ Q.T": lambda Q, K: K @ Q.T / np.sqrt(Q.shape[1]),
-    "S.T": lambda Q, K: (Q @ K.T / np.sqrt(Q.shape[1])).T,
-    "sqrt(T_q)": lambda Q, K: Q @ K.T / np.sqrt(Q.shape[0]),
-    "sqrt(T_kv)": lambda Q, K: Q @ K.T / np.sqrt(K.shape[0]),
-    "1.04 x": lambda Q, K: 1.04 * Q @ K.T / np.sqrt(Q.shape[1]),
-    "* sqrt(d_k)": lambda Q, K: Q @ K.T * np.sqrt(Q.shape[1]),
-    "square only (uses Q twice)": lambda Q, K: Q @ Q.T / np.sqrt(Q.shape[1]),
-}
-
-
-test_scaled_scores_correct_variants_pass, test_scaled_scores_rejects = check_table(
-    check_scaled_scores, SCORES_OK, SCORES_WRONG, wrong_says=["提示（hint）"])
-
-
-# ---- check_softmax_jacobian -----------------------------------------------------------------
-
-def jac_loop(a):
-    T = len(a)
-    return [[a[i] * ((i == j) - a[j]) for j in range(T)] for i in range(T)]
-
-
-JAC_OK = [lambda a: np.diag(a) - np.outer(a, a), jac_loop, lambda a: a[:, None] * (np.eye(len(a)) - a[None, :])]
-JAC_WRONG = {
-    "diagonal only": lambda a: np.diag(a * (1 - a)),
-    "diag(a) only": lambda a: np.diag(a),
-    "outer only": lambda a: -np.outer(a, a),
-    "sign flipped": lambda a: np.outer(a, a) - np.diag(a),
-    "softmax applied again": lambda a: (lambda s: np.diag(s) - np.outer(s, s))(np.exp(a) / np.exp(a).sum()),
-    "1.04 x": lambda a: 1.04 * (np.diag(a) - np.outer(a, a)),
-    "identity minus outer": lambda a: np.eye(len(a)) - np.outer(a, a),
-    "in place": lambda a: np.diag(a) - np.outer(a, a) + 0 * a.__imul__(1.0 + 1e-3)[0],
-}
-
-
-test_softmax_jacobian_correct_variants_pass, test_softmax_jacobian_rejects = check_table(
-    check_softmax_jacobian, JAC_OK, JAC_WRONG, wrong_says=["提示（hint）"])
 
 
 # ---- check_is_attention_matrix --------------------------------------------------------------
@@ -144,18 +97,3 @@ test_review_wrong_answers_are_rejected = verdict_table([(check, fn, False) for c
 
 def test_non_integer_variance_still_accepts_float32(capsys):
     assert check_dot_variance(lambda d, a, b: np.float32(d) * np.float32(a) * np.float32(b))
-
-
-# ---- checks review (issue 20, a novice's own answers): no transpose hint for an answer that did not transpose ---
-
-test_scaled_scores_review_accepts, test_scaled_scores_review_hints = check_table(
-    check_scaled_scores, [lambda Q, K: (Q.astype(np.float32) @ K.T.astype(np.float32)) / np.float32(math.sqrt(Q.shape[1]))], {
-        "the example's d_k = 4 hard-coded": (lambda Q, K: Q @ K.T / 2.0, "不要写死"),
-        "sqrt of Q.size": (lambda Q, K: Q @ K.T / np.sqrt(Q.size), "从输入的形状读出来"),
-    })
-
-
-def test_scaled_scores_hard_coded_scale_is_not_told_it_transposed(capsys):
-    from check_verdicts import fails
-    out = fails(capsys, check_scaled_scores(lambda Q, K: Q @ K.T / 2.0))
-    assert "转置" not in out, out

@@ -252,7 +252,7 @@ def test_the_one_door_detector_catches_every_other_way_in():
     bad = ("from helpers.plotting import attention_heatmap\nimport helpers\nimport helpers.cost as C\n"
            "heatmap = H.attention_heatmap\nH.plotting.attention_heatmap(A)\nH.nowhere(1)\nhelpers.softmax(x)\n")
     assert len(one_door_problems(_mark_parents(ast.parse(bad)))) == 7
-    good = ("import helpers as H\nfrom helpers.checks import check_softmax\ncmap = H.plotting.DIVERGING_CMAP\n"
+    good = ("import helpers as H\nfrom helpers.checks import check_log_softmax\ncmap = H.plotting.DIVERGING_CMAP\n"
             "out = H.scaled_dot_product_attention(Q, K, V).output\nH.cost.matmul_flops(2, 3, 4)\n")
     assert one_door_problems(_mark_parents(ast.parse(good))) == []
 

@@ -1,4 +1,4 @@
-"""Self-checks for the exercises: ``from helpers.checks import check_softmax`` (every check).
+"""Self-checks for the exercises: ``from helpers.checks import check_log_softmax`` (every check).
 
 Each ``check_*`` runs a learner's function (or value) on hidden cases and prints a pass line, or the
 first failing case with a hint (in Chinese). It never prints the answer and never raises because of

@@ -1,4 +1,5 @@
-"""Self-checks for 2.1 (contextual representations): cosine, the contextual mix, reading a vector back as a word.
+"""Self-checks for 2.1 (contextual representations): reading a vector back as a word, the cosine of every pair of
+rows, and a weighted sum after dropping words.
 
 The hidden cases of :func:`check_nearest_word` are built so that the classic substitutes (plain dot
 product, Euclidean distance, absolute cosine, argmin) each pick a different row.
@@ -13,81 +14,7 @@ import helpers as H
 from .core import Case, CheckResult, float_safe, lenient_softmax, run_check
 from .diagnose import Wrong, run_diagnosed
 
-__all__ = ["check_cosine", "check_contextual_mix", "check_nearest_word", "check_cosine_matrix", "check_mix_without"]
-
-
-def _cos(a, b):
-    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
-    with np.errstate(all="ignore"):
-        return float(a @ b / (np.linalg.norm(a) * np.linalg.norm(b)))
-
-
-_COS_WRONG = [
-    Wrong("你返回的是夹角本身（弧度）：要的是夹角的余弦，不要再取反余弦。",
-          lambda a, b: float(np.arccos(np.clip(_cos(a, b), -1.0, 1.0)))),
-    Wrong("你返回的是 1 − 余弦（余弦距离，cosine distance）：要的是余弦本身，方向相同时是 1。", lambda a, b: 1.0 - _cos(a, b)),
-    Wrong("只除了一个向量的长度的平方：余弦要除以两个向量各自的长度之积。",
-          lambda a, b: float(np.asarray(a, dtype=float) @ np.asarray(b, dtype=float) / (np.asarray(a, dtype=float) @ np.asarray(a, dtype=float)))),
-    Wrong("除以的是长度的平方之积：要除以两个长度（范数）本身的乘积。",
-          lambda a, b: float(np.asarray(a, dtype=float) @ np.asarray(b, dtype=float)
-                             / (np.linalg.norm(a) ** 2 * np.linalg.norm(b) ** 2))),
-    Wrong("没有除以长度：这是点积，不是余弦。", lambda a, b: float(np.asarray(a, dtype=float) @ np.asarray(b, dtype=float))),
-    Wrong("不要取绝对值：方向相反时余弦是负数（negative cosine）。", lambda a, b: abs(_cos(a, b))),
-] + [Wrong("你的结果被四舍五入了：返回完整精度的余弦，不要截断小数位。", (lambda k: lambda a, b: round(_cos(a, b), k))(k))
-     for k in (1, 2, 3, 4)]
-
-
-@float_safe
-def check_cosine(fn) -> CheckResult:
-    """Check ``fn(a, b) -> float``: the cosine of the angle between two vectors of shape (d,)."""
-    rng = np.random.default_rng(20260201)
-    a, b = rng.normal(size=7), rng.normal(size=7)
-    cases = [
-        Case("方向相同、长度不同", (np.array([1.0, 2.0, 2.0]), np.array([3.0, 6.0, 6.0])), 1.0,
-             "余弦与长度无关：点积要同时除以两个（BOTH）向量的长度（欧几里得范数）。"),
-        Case("正交的向量", (np.array([1.0, 0.0, 0.0]), np.array([0.0, 5.0, 0.0])), 0.0,
-             "从点积出发：正交向量的点积是 0，余弦也应是 0（不是角度，也不是 1 - 余弦）。"),
-        Case("方向相反的向量", (np.array([0.0, 3.0, -4.0]), np.array([0.0, -1.5, 2.0])), -1.0,
-             "不要取绝对值：方向相反时余弦是负数（negative cosine）。"),
-        Case("两个 7 维向量", (a, b), H.geometry.cosine_similarity(a, b),
-             "逐元素乘积之和，除以两个欧几里得范数的乘积（不是范数的平方）。"),
-        Case("很长的向量（长度约 1000）", (1000.0 * a, 500.0 * b), H.geometry.cosine_similarity(a, b),
-             "余弦完全不依赖长度：要同时除以两个（BOTH）向量的长度，也不要对点积做截断。"),
-    ]
-    return run_diagnosed("check_cosine", fn, cases, wrong=_COS_WRONG, forbid={"cosine_similarity"}, ask="自己写出余弦",
-                         atol=1e-9, rtol=1e-9)
-
-
-_MIX_WRONG = [
-    Wrong("求的是平均而不是和：加权和把每个加权后的向量加起来，不再除以 token 的个数 T。",
-          lambda w, V: np.mean(np.asarray(w, dtype=float)[:, None] * np.asarray(V, dtype=float), axis=0)),
-    Wrong("求和沿错了轴：要沿 token 的轴（vectors 的第一个轴）求和，结果每个维度一个数。",
-          lambda w, V: np.sum(np.asarray(w, dtype=float)[:, None] * np.asarray(V, dtype=float), axis=1)),
-    Wrong("权重没有和各自的向量配对：第 j 个权重只乘 vectors 的第 j 行（ROW j，即 token j 的向量），而不是把权重之和乘在平均向量上。",
-          lambda w, V: np.sum(w) * np.asarray(V, dtype=float).mean(axis=0)),
-]
-
-
-@float_safe
-def check_contextual_mix(fn) -> CheckResult:
-    """Check ``fn(weights, vectors) -> (d,)``: the weighted sum sum_j weights[j] * vectors[j]."""
-    rng = np.random.default_rng(20260211)
-    X = rng.normal(size=(4, 3))
-    w = rng.dirichlet(np.ones(4))
-    X_wide = rng.normal(size=(3, 5))
-    w3 = rng.dirichlet(np.ones(3))
-    cases = [
-        Case("权重全在 token 2 上", (np.array([0.0, 0.0, 1.0, 0.0]), X), X[2],
-             "权重 j 乘的是 vectors 的第 j 行（ROW j，即 token j 的向量）。"),
-        Case("均匀权重", (np.full(4, 0.25), X), X.mean(axis=0),
-             "权重相等时，结果应是各 token 向量的普通平均。"),
-        Case("4 个 token，d = 3", (w, X), H.contextual.contextual_mix(w, X),
-             "结果每个维度（长度 d）一个数，而不是每个 token 一个数。"),
-        Case("3 个 token，d = 5", (w3, X_wide), H.contextual.contextual_mix(w3, X_wide),
-             "vectors 的形状是 (T, d)：权重要和它的第一个轴（token 轴）配对求和。"),
-    ]
-    return run_diagnosed("check_contextual_mix", fn, cases, wrong=_MIX_WRONG, forbid={"contextual_mix"}, ask="自己写出加权求和",
-                         atol=1e-9, rtol=1e-9)
+__all__ = ["check_nearest_word", "check_cosine_matrix", "check_mix_without"]
 
 
 def _nearest_by_cosine(c, E):

@@ -1,4 +1,5 @@
-"""Self-checks for 2.2 (soft lookup): the lookup itself, its Jacobian, and the temperature derivative.
+"""Self-checks for 2.2 (soft lookup): the temperature derivative, many queries with their own
+temperatures, and the derivative of the output with respect to one key.
 
 :func:`check_temperature_gradient` compares with the closed form
 ``-(1/tau^2) * sum_i alpha_i (v_i - vbar) (s_i - sbar)`` with ``s = K q``; its cases use temperatures
@@ -14,90 +15,13 @@ import helpers as H
 from .core import Case, CheckResult, float_safe, lenient_softmax, run_check
 from .diagnose import Wrong, run_diagnosed
 
-__all__ = ["check_soft_lookup", "check_soft_lookup_jacobian", "check_temperature_gradient", "check_soft_lookup_many", "check_output_key_jacobian"]
-
-
-@float_safe
-def check_soft_lookup(fn) -> CheckResult:
-    """Check ``fn(q, K, V, temperature) -> output`` of shape (d_v,): softmax(K q / temperature) @ V."""
-    rng = np.random.default_rng(20260202)
-    q, K, V = rng.normal(size=3), rng.normal(size=(4, 3)), rng.normal(size=(4, 2))
-    q5, K5, V5 = rng.normal(size=2), rng.normal(size=(5, 2)), rng.normal(size=(5, 3))
-    K_neg = np.array([[1.0, 0.0], [-1.0, 0.0], [0.0, 1.0]])
-    q_neg = np.array([2.0, -1.0])
-    V_neg = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
-    K_big = np.array([[10.0, 0.0], [9.0, 0.0], [0.0, 10.0]])
-    q_big = np.array([1.0, 0.5])
-    V_big = np.array([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]])
-    cases = [
-        Case("4 个键，温度 1", (q, K, V, 1.0), H.soft_lookup.soft_lookup(q, K, V, 1.0).output,
-             "分数是查询与每个键的点积；权重是分数的 softmax；输出是用权重对值向量加权求和。"),
-        Case("同样的键，温度 2", (q, K, V, 2.0), H.soft_lookup.soft_lookup(q, K, V, 2.0).output,
-             "温度（temperature）在 softmax 之前除分数（temperature divides）；温度越高，权重越平。"),
-        Case("有负的相似度", (q_neg, K_neg, V_neg, 1.0), H.soft_lookup.soft_lookup(q_neg, K_neg, V_neg, 1.0).output,
-             "分数直接除以分数之和，遇到负分数就不成立；先取指数（softmax），每个权重才都为正。"),
-        Case("很小的温度 1e-3（分数可达 1e4）", (q_big, K_big, V_big, 1e-3),
-             H.soft_lookup.soft_lookup(q_big, K_big, V_big, 1e-3).output,
-             "分数约 1e4 时 exp 会溢出：取指数之前先减去最大的分数（subtract the largest score）。"),
-        Case("5 个键，d_k = 2，d_v = 3", (q5, K5, V5, 0.5), H.soft_lookup.soft_lookup(q5, K5, V5, 0.5).output,
-             "返回值向量的加权和（形状 (d_v,)），而不是权重本身（形状 (n,)）。"),
-    ]
-    return run_diagnosed("check_soft_lookup", fn, cases, forbid={"soft_lookup", "softmax"}, ask="自己写出打分、softmax 和加权求和",
-                         atol=1e-8, rtol=1e-6)
+__all__ = ["check_temperature_gradient", "check_soft_lookup_many", "check_output_key_jacobian"]
 
 
 def _jac_parts(q, K, V, temperature):
     q, K, V = (np.asarray(a, dtype=float) for a in (q, K, V))
     a = lenient_softmax(K @ q / temperature)
     return a, K, V
-
-
-def _jac_wrong(kind):
-    def wrong(q, K, V, temperature):
-        a, K, V = _jac_parts(q, K, V, temperature)
-        J_soft = np.diag(a) - np.outer(a, a)
-        if kind == "transpose":
-            return (V.T @ J_soft @ K / temperature).T
-        if kind == "sign":
-            return -(V.T @ J_soft @ K / temperature)
-        if kind == "diag only":
-            return V.T @ np.diag(a) @ K / temperature
-        if kind == "no centring":
-            return V.T @ np.diag(a * (1 - a)) @ K / temperature
-        raise ValueError(kind)
-    return wrong
-
-
-_JAC_WRONG = [
-    Wrong("形状转置了：J[a, b] 是输出第 a 个分量对 q[b] 的导数，行对应值的维度（d_v），列对应查询的维度（d_k）。",
-          _jac_wrong("transpose")),
-    Wrong("符号反了：查询朝某个键的方向移动时，输出向那个键的值靠近；检查 softmax 的 Jacobian 里哪一项带负号。",
-          _jac_wrong("sign")),
-    Wrong("softmax 的 Jacobian 只用了对角矩阵（对角元 α_i）：还少了 −α_i α_j 那一项（一个权重变大，其他权重都会变小）。",
-          _jac_wrong("diag only")),
-    Wrong("softmax 的 Jacobian 只保留了对角元 α_i(1 − α_i)：非对角元 −α_i α_j 也要算上。", _jac_wrong("no centring")),
-]
-
-
-@float_safe
-def check_soft_lookup_jacobian(fn) -> CheckResult:
-    """Check ``fn(q, K, V, temperature) -> J`` of shape (d_v, d_k), J[a, b] = d output[a] / d q[b]."""
-    rng = np.random.default_rng(20260222)
-    q, K, V = rng.normal(size=3), rng.normal(size=(4, 3)), rng.normal(size=(4, 3))
-    q2, K2, V2 = rng.normal(size=2), rng.normal(size=(5, 2)), rng.normal(size=(5, 4))
-    cases = [
-        Case("4 个键，温度 1", (q, K, V, 1.0), H.soft_lookup.soft_lookup_jacobian(q, K, V, 1.0),
-             "链式法则（chain rule）分三段：输出对权重、权重对分数（softmax 的雅可比）、分数对查询；三段依次相乘。"),
-        Case("同样的键，温度 0.5", (q, K, V, 0.5), H.soft_lookup.soft_lookup_jacobian(q, K, V, 0.5),
-             "分数是点积除以温度，所以链式法则会带出一个因子 1 / temperature。"),
-        Case("d_k = 2，d_v = 4", (q2, K2, V2, 1.0), H.soft_lookup.soft_lookup_jacobian(q2, K2, V2, 1.0),
-             "J[a, b] 是输出第 a 个分量对查询第 b 个分量的导数：行对应值的维度（d_v），列对应查询的维度（d_k）。"),
-        Case("只有一个键", (q2, K2[:1], V2[:1], 1.0), np.zeros((4, 2)),
-             "只有一个键时权重恒为 1，输出不随查询变化。"),
-    ]
-    return run_diagnosed("check_soft_lookup_jacobian", fn, cases, wrong=_JAC_WRONG, forbid={"soft_lookup_jacobian"},
-                         ask="自己用链式法则推出它",
-                         atol=1e-8, rtol=1e-6)
 
 
 def _reference(q, K, V, temperature):

@@ -1,5 +1,6 @@
-"""Self-checks for 2.3 (Q/K/V projections): self- and cross-attention projections, and the key projection
-that undoes ``W_Q -> W_Q R`` (R invertible: W_Q and W_K are only determined up to it).
+"""Self-checks for 2.3 (Q/K/V projections): the key projection that undoes ``W_Q -> W_Q R``
+(R invertible: W_Q and W_K are only determined up to it), a packed W_qkv split, and recovering W_Q from
+X and Q = X W_Q.
 
 The cases of :func:`check_matching_key_projection` use a non-symmetric, non-orthogonal R (so R, R^T,
 R^{-1} and R^{-T} are four different matrices) and d_model != d_k (so transposes have the wrong shape).
@@ -9,65 +10,10 @@ from __future__ import annotations
 
 import numpy as np
 
-import helpers as H
-
 from .core import Case, CheckResult, float_safe, lenient_softmax, run_check
 from .diagnose import Wrong, run_diagnosed
 
-__all__ = ["check_project", "check_cross_project", "check_matching_key_projection", "check_split_packed_qkv", "check_recover_projection"]
-
-
-def _weights(rng, d_model: int, d_k: int, d_v: int):
-    return rng.normal(size=(d_model, d_k)), rng.normal(size=(d_model, d_k)), rng.normal(size=(d_model, d_v))
-
-
-@float_safe
-def check_project(fn) -> CheckResult:
-    """Check ``fn(X, W_Q, W_K, W_V) -> (Q, K, V)`` with X of shape (T, d_model).
-
-    Expected: ``Q = X W_Q`` (T, d_k), ``K = X W_K`` (T, d_k), ``V = X W_V`` (T, d_v).
-    """
-    rng = np.random.default_rng(20260203)
-    cases = []
-    for label, (T, d_model, d_k, d_v), hint in [
-        ("一个 token：T=1，d_model=4，d_k=d_v=2", (1, 4, 2, 2),
-         "三个角色各有自己的矩阵：查询用 W_Q，键用 W_K，值用 W_V。"),
-        ("T=3 个 token，d_model=6，d_k=2，d_v=4", (3, 6, 2, 4),
-         "查询用 W_Q、键用 W_K、值用 W_V；值（V）可以比查询和键更宽或更窄（d_v != d_k）。"),
-        ("T=7 个 token，token 比特征多（d_model=3）", (7, 3, 3, 5),
-         "X 每个 token 一行，所以投影之后仍是每个 token 一行（形状 (T, d_k)），不要转置。"),
-    ]:
-        X = rng.normal(size=(T, d_model))
-        W = _weights(rng, d_model, d_k, d_v)
-        cases.append(Case(label, (X, *W), tuple(H.project_qkv(X, *W)), hint))
-    return run_diagnosed("check_project", fn, cases, forbid={"project_qkv"}, ask="自己写出三个投影", atol=1e-9, rtol=1e-9,
-                     general_hint="返回元组（tuple）(Q, K, V)。")
-
-
-@float_safe
-def check_cross_project(fn) -> CheckResult:
-    """Check ``fn(X_q, X_kv, W_Q, W_K, W_V) -> (Q, K, V)`` for cross-attention.
-
-    Expected: ``Q = X_q W_Q`` (T_q, d_k) from the asking sequence, and
-    ``K = X_kv W_K`` (T_kv, d_k), ``V = X_kv W_V`` (T_kv, d_v) from the other one.
-    """
-    rng = np.random.default_rng(20260204)
-    cases = []
-    for label, (T_q, T_kv, d_model, d_k, d_v), hint in [
-        ("2 个查询，5 个键/值", (2, 5, 4, 3, 3),
-         "查询来自 X_q（提问的序列）；键和值都来自另一个序列 X_kv。"),
-        ("3 个查询，3 个内容不同的键/值", (3, 3, 4, 2, 2),
-         "这里形状相同，只有数值能区分：键和值必须由 X_kv 算出，而不是 X_q。"),
-        ("4 个查询，6 个键/值，d_v=5 != d_k=2", (4, 6, 3, 2, 5),
-         "值（V）每个键一行、共 d_v 列，由 X_kv 和 W_V 得到。"),
-    ]:
-        X_q = rng.normal(size=(T_q, d_model))
-        X_kv = rng.normal(size=(T_kv, d_model))
-        W_Q, W_K, W_V = _weights(rng, d_model, d_k, d_v)
-        expected = (X_q @ W_Q, X_kv @ W_K, X_kv @ W_V)
-        cases.append(Case(label, (X_q, X_kv, W_Q, W_K, W_V), expected, hint))
-    return run_check("check_cross_project", fn, cases, atol=1e-9, rtol=1e-9,
-                     general_hint="返回元组（tuple）(Q, K, V)。")
+__all__ = ["check_matching_key_projection", "check_split_packed_qkv", "check_recover_projection"]
 
 
 def _reference(W_K, R):

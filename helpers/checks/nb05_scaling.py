@@ -1,5 +1,5 @@
-"""Self-checks for 2.5 (scaling by sqrt(d_k)): Var(q . k), the score scale for other variances, the scaled
-scores, and the softmax Jacobian.
+"""Self-checks for 2.5 (scaling by sqrt(d_k)): Var(q . k), the score scale for other variances, per-head scaled
+scores, and the softmax backward pass for many rows.
 
 The learner's ``score_scale(d_k, var_q, var_k)`` returns the factor c that makes ``Var(c * q . k) = 1`` when
 q and k have independent, zero-mean components with variances ``var_q`` and ``var_k``.
@@ -13,10 +13,10 @@ import numpy as np
 
 import helpers as H
 
-from .core import Case, CheckResult, float_safe, lenient_softmax, run_check
+from .core import Case, CheckResult, float_safe, lenient_softmax
 from .diagnose import Wrong, run_diagnosed
 
-__all__ = ["check_dot_variance", "check_score_scale", "check_scaled_scores", "check_softmax_jacobian", "check_per_head_scaled_scores", "check_softmax_backward"]
+__all__ = ["check_dot_variance", "check_score_scale", "check_per_head_scaled_scores", "check_softmax_backward"]
 
 
 _DV_WRONG = [
@@ -87,73 +87,6 @@ def check_score_scale(fn) -> CheckResult:
     # exact cases: a tight tolerance (float32 arithmetic passes, a 1 % constant-factor error does not);
     # only the Monte Carlo case, with its ~0.5 % sampling error, gets 2 %
     return run_diagnosed("check_score_scale", fn, cases, wrong=_SS_WRONG, atol=0.0, rtol=1e-5)
-
-
-@float_safe
-def check_scaled_scores(fn) -> CheckResult:
-    """Check ``fn(Q, K) -> (T_q, T_kv)``: the scores Q K^T / sqrt(d_k) for Q (T_q, d_k), K (T_kv, d_k).
-
-    T_q, T_kv and d_k differ from each other in most cases, so scaling by the wrong
-    dimension, by d_k instead of sqrt(d_k), or transposing the result is caught.
-    """
-    rng = np.random.default_rng(20260215)
-    cases = []
-    for label, (tq, tk, d), hint in [
-        ("T_q = T_kv = 4，d_k = 16", (4, 4, 16),
-         "第 i 行第 j 列是查询 i 与键 j 的点积再除以 √d_k；d_k 要从输入的形状读出来（这个用例里是 16），"
-         "不要写死成某个例子里的数。"),
-        ("T_q = 2，T_kv = 5，d_k = 64", (2, 5, 64),
-         "结果形状应为 (T_q, T_kv)；缩放因子是 d_k 的平方根，而不是 d_k 本身。"),
-        ("d_k = 1", (3, 3, 1), "d_k = 1 时缩放因子为 1：只剩下查询与键的点积，形状仍为 (T_q, T_kv)。"),
-        ("T_q = 3，T_kv = 6，d_k = 1024", (3, 6, 1024),
-         "d_k 是查询和键的宽度（最后一个轴的长度），不是 token 的个数 T_q 或 T_kv。"),
-        ("T_q = 5，T_kv = 2，d_k = 9", (5, 2, 9),
-         "缩放要用 √d_k：除以 d_k 会把分数压得过小，不缩放则方差随 d_k 增大。"),
-    ]:
-        Q, K = rng.normal(size=(tq, d)), rng.normal(size=(tk, d))
-        cases.append(Case(label, (Q, K), Q @ K.T / math.sqrt(d), hint))
-    Q32, K32 = rng.normal(size=(3, 8)).astype(np.float32), rng.normal(size=(4, 8)).astype(np.float32)
-    expected32 = Q32.astype(float) @ K32.astype(float).T / math.sqrt(8)
-    cases.append(Case("float32 输入，T_q = 3，T_kv = 4，d_k = 8", (Q32, K32), expected32,
-                      "float32 输入也应给出同样的分数（在 float32 精度内）。", atol=1e-5, rtol=1e-5))
-    return run_diagnosed("check_scaled_scores", fn, cases, wrong=_SCALED_WRONG, atol=1e-9, rtol=1e-9,
-                         general_hint="先算每个查询与每个键的点积，再除以键宽度的平方根。")
-
-
-# The classic slips of 2.5's scaled scores, each named (checked before falling back to a case's hint).
-_SCALED_WRONG = [
-    Wrong("你的分数像没有缩放的点积：还要除以 √d_k（查询和键的宽度 d_k 的平方根）。", lambda Q, K: Q @ K.T),
-    Wrong("你的分数像除以了 d_k 本身：缩放因子是 d_k 的平方根，不是 d_k。", lambda Q, K: Q @ K.T / Q.shape[1]),
-    Wrong("你的分数像乘以了 √d_k：要除以它，让分数的方差回到 1 左右。", lambda Q, K: Q @ K.T * math.sqrt(Q.shape[1])),
-    Wrong("你的结果像缩放后分数矩阵的转置（transpose）：行对应查询（query），列对应键（key）。",
-          lambda Q, K: K @ Q.T / math.sqrt(Q.shape[1])),
-    Wrong("你的分数像除以了查询个数 T_q 的平方根：d_k 是每个向量的宽度（最后一个轴的长度），不是 token 的个数。",
-          lambda Q, K: Q @ K.T / math.sqrt(Q.shape[0])),
-    Wrong("你的分数像除以了键的个数 T_kv 的平方根：d_k 是每个向量的宽度（最后一个轴的长度），不是 token 的个数。",
-          lambda Q, K: Q @ K.T / math.sqrt(K.shape[0])),
-]
-
-
-@float_safe
-def check_softmax_jacobian(fn) -> CheckResult:
-    """Check ``fn(a) -> (T, T)``: J[i, j] = a_i (delta_ij - a_j) for softmax weights a of shape (T,)."""
-    rng = np.random.default_rng(20260225)
-    a5 = H.softmax(rng.normal(size=5))
-    a4 = H.softmax(rng.normal(size=4) * 2)
-    sat = H.softmax(np.array([50.0, 40.0, 0.0]))
-    cases = [
-        Case("两个相等的权重", (np.array([0.5, 0.5]),), H.softmax_jacobian(np.array([0.5, 0.5])),
-             "对角元是 a_i (1 - a_i)，非对角元是 -a_i a_j。"),
-        Case("独热（one-hot）权重", (np.array([0.0, 1.0, 0.0]),), np.zeros((3, 3)),
-             "权重是独热向量时，J 的每一个元素都是 0。"),
-        Case("5 个随机权重", (a5,), H.softmax_jacobian(a5),
-             "J 由两部分组成：以 a 为对角线的对角矩阵，减去 a 与自身的外积（outer product）；两部分缺一不可。"),
-        Case("4 个权重，行和列要分清", (a4,), H.softmax_jacobian(a4),
-             "把对角线上的 a_i 和外积 a_i a_j 都放进来；不要只保留对角线，也不要漏掉负号。"),
-        Case("接近饱和的一行", (sat,), H.softmax_jacobian(sat),
-             "输入已经是 softmax 权重：直接使用它，不要再做一次 softmax。"),
-    ]
-    return run_check("check_softmax_jacobian", fn, cases, atol=1e-12, rtol=1e-9)
 
 
 # ---- 2.5 exercises that ask for something new (issue 20): per-head scaled scores, the softmax backward pass

@@ -1,6 +1,6 @@
-"""Self-checks for 2.6 (softmax as normalisation): a stable softmax, "is this an attention matrix?", the
-bug hunt (attention that subtracted the global max instead of each row's max), and a masked softmax
-whose fully masked rows give zero weights (transfer)."""
+"""Self-checks for 2.6 (softmax as normalisation): "is this an attention matrix?", the
+bug hunt (attention that subtracted the global max instead of each row's max), a masked softmax
+whose fully masked rows give zero weights (transfer), and a stable log-softmax."""
 
 from __future__ import annotations
 
@@ -11,62 +11,7 @@ import helpers as H
 from .core import Case, CheckResult, float_safe, lenient_softmax, run_check
 from .diagnose import Wrong, run_diagnosed
 
-__all__ = ["check_softmax", "check_is_attention_matrix", "check_row_max_fix", "check_masked_softmax", "check_log_softmax"]
-
-
-_ROW_HINT = "每一行单独归一化：只在最后一个轴（各个键）上求和，并保持维度以便逐行相除。"
-
-
-_ROW_MAX_HINT = ("减去的应是每一行自己的最大值（per-row max），而不是整个数组的最大值（global max）："
-                 "一行若远低于全局最大值，它的 exp 会全部下溢成 0，得到 0/0。")
-
-
-def _lse_added_first(x):
-    x = np.asarray(x)                                   # in the input's own dtype, as the learner's code runs
-    with np.errstate(all="ignore"):
-        m = x.max(axis=-1, keepdims=True)
-        return np.exp(x - (m + np.log(np.exp(x - m).sum(axis=-1, keepdims=True))))
-
-
-_SOFTMAX_WRONG = [
-    Wrong("数学上没错，但在 float32 里先把最大值和 log Σ exp 加在一起、再从分数里减，会丢掉有效位（1e4 附近相邻两个 float32 "
-          "相差约 0.001）：先减去每一行的最大值，再减 log Σ exp，或者直接除以指数之和。", _lse_added_first),
-]
-
-
-@float_safe
-def check_softmax(fn) -> CheckResult:
-    """Check a learner's softmax ``fn(x) -> weights`` along the last axis, for x of shape (..., n).
-
-    Hidden cases reject: global instead of per-row max (rows far below the global max),
-    no max subtraction (overflow), the wrong axis (square and 3-d inputs), a sum without
-    kept dimensions (square input), -inf not giving weight 0, changing ``x`` in place.
-    A float32 input is compared at float32 precision.
-    """
-    rng = np.random.default_rng(20260202)
-    rows = rng.normal(size=(3, 5))
-    square = rng.normal(size=(4, 4)) * 2.0
-    batch = rng.normal(size=(2, 3, 4))
-    far_apart = np.array([[0.0, 1.0, -0.5], [-1000.0, -1001.0, -1000.5], [3.0, 2.0, 1.0]])
-    big = np.array([[1e4, -1e4, 0.0, 9999.0], [-9000.0, -9001.0, -9002.0, -9003.0]], dtype=np.float32)
-    masked = np.array([[0.5, -np.inf, 1.5, -np.inf], [-np.inf, 2.0, 2.0, 0.0]])
-    row = np.array([1.0, 2.0, 3.0, 4.0])
-    cases = [
-        Case("一行 4 个分数", (row,), H.softmax(row),
-             "先对每个分数取指数，再除以这些指数之和，权重之和应为 1。"),
-        Case("3 行、每行 5 个分数", (rows,), H.softmax(rows), _ROW_HINT),
-        Case("方阵：4 行 4 列", (square,), H.softmax(square),
-             "方阵最能暴露轴的错误：每一行（而不是每一列）的和应为 1；按行求和后要保持维度再相除。"),
-        Case("分数全相等", (np.zeros((2, 6)),), np.full((2, 6), 1 / 6), "分数相同，权重也应该相同。"),
-        Case("相差很远的行（一行约为 -1000，另一行约为 1）", (far_apart,), H.softmax(far_apart), _ROW_MAX_HINT),
-        Case("很大的分数（±1e4，float32）", (big,), H.softmax(big),
-             "exp(1e4) 会溢出成 inf：取指数之前先减去每一行的最大值（数学上结果不变）。", atol=1e-7, rtol=1e-5),
-        Case("被掩码的分数（-inf）", (masked,), H.softmax(masked),
-             "exp(-inf) = 0，所以分数为 -inf 的位置权重应恰好为 0，其余位置照常归一化。"),
-        Case("三维输入：2 批 × 3 行 × 4 个分数", (batch,), H.softmax(batch),
-             "输入形状是 (..., n)：始终沿最后一个轴归一化，不要写死第 1 轴或第 0 轴。"),
-    ]
-    return run_diagnosed("check_softmax", fn, cases, wrong=_SOFTMAX_WRONG, atol=1e-9, rtol=1e-6)
+__all__ = ["check_is_attention_matrix", "check_row_max_fix", "check_masked_softmax", "check_log_softmax"]
 
 
 @float_safe

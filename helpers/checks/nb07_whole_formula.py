@@ -1,5 +1,5 @@
-"""Self-checks for 2.7 (the whole formula): the five steps, counting parameters, and attention with a
-key-padding mask (transfer)."""
+"""Self-checks for 2.7 (the whole formula): attention with a key-padding mask (transfer), batched
+cross-attention, and the parameters of a cross-attention head."""
 
 from __future__ import annotations
 
@@ -7,90 +7,10 @@ import numpy as np
 
 import helpers as H
 
-from .core import Case, CheckResult, float_safe, lenient_softmax, run_check
+from .core import Case, CheckResult, float_safe, lenient_softmax
 from .diagnose import Wrong, run_diagnosed
 
-__all__ = ["check_five_steps", "check_qkv_parameter_count", "check_key_padding_attention", "check_batched_cross_attention", "check_cross_param_count"]
-
-
-def _fs_wrong(scale="d_k", axis=-1, shift="row", weights=False, transpose_a=False):
-    """A classic wrong version of the five steps (for naming the learner's mistake)."""
-    def wrong(X, W_Q, W_K, W_V):
-        Q, K, V = X @ W_Q, X @ W_K, X @ W_V
-        d = {"d_k": K.shape[1], "d_v": V.shape[1], "d_model": X.shape[1], "none": 1.0, "T": X.shape[0]}
-        S = Q @ K.T / (K.shape[1] if scale == "d_k itself" else np.sqrt(d[scale]))
-        if shift == "global":
-            E = np.exp(S - S.max())
-            A = E / E.sum(axis=-1, keepdims=True)
-        else:
-            A = lenient_softmax(S, axis=axis)
-        if weights:
-            return A
-        return (A.T if transpose_a else A) @ V
-    return wrong
-
-
-_FS_WRONG = [
-    Wrong("缩放用了值的宽度 d_v：除以的应是查询、键的宽度 d_k 的平方根。", _fs_wrong(scale="d_v")),
-    Wrong("缩放用了 d_model：投影之后查询和键的宽度是 d_k，除以它的平方根。", _fs_wrong(scale="d_model")),
-    Wrong("缩放用了 token 的个数 T：d_k 是查询、键的宽度（最后一个轴的长度）。", _fs_wrong(scale="T")),
-    Wrong("除以的是 d_k 本身：应除以 d_k 的平方根。", _fs_wrong(scale="d_k itself")),
-    Wrong("分数没有缩放：点积之后要除以 √d_k。", _fs_wrong(scale="none")),
-    Wrong("softmax 沿的是查询轴（每一列和为 1）：每个查询要在它的所有键上归一化，沿最后一个轴。", _fs_wrong(axis=0)),
-    Wrong("减去的是整个分数矩阵的最大值：远低于它的行会下溢成 0/0。每一行减去自己的最大值。", _fs_wrong(shift="global")),
-    Wrong("你返回的是注意力权重：还差最后一步，用权重对值加权求和。", _fs_wrong(weights=True)),
-    Wrong("权重矩阵被转置了：输出的第 i 行用的是第 i 个查询的那一行权重（行是查询，列是键）。", _fs_wrong(transpose_a=True)),
-]
-
-
-@float_safe
-def check_five_steps(fn) -> CheckResult:
-    """Check a learner's ``fn(X, W_Q, W_K, W_V) -> output`` built from the five steps.
-
-    ``X`` has shape (T, d_model), ``W_Q``/``W_K`` (d_model, d_k), ``W_V`` (d_model, d_v);
-    the result must have shape (T, d_v).
-    """
-    rng = np.random.default_rng(20260207)
-    book = H.book.example_inputs()
-    X1 = rng.normal(size=(5, 6))
-    W1 = rng.normal(size=(6, 3)), rng.normal(size=(6, 3)), rng.normal(size=(6, 4))
-    X2 = rng.normal(size=(1, 4))
-    W2 = rng.normal(size=(4, 2)), rng.normal(size=(4, 2)), rng.normal(size=(4, 5))
-    X3 = rng.normal(size=(6, 8))
-    W3 = rng.normal(size=(8, 16)), rng.normal(size=(8, 16)), rng.normal(size=(8, 2))
-    # large scores: rows whose scores lie far below the largest score of the whole matrix
-    X4 = rng.normal(size=(5, 4)) * np.array([[1.0], [40.0], [1.0], [-40.0], [3.0]])
-    W4 = rng.normal(size=(4, 3)) * 8.0, rng.normal(size=(4, 3)) * 8.0, rng.normal(size=(4, 6))
-    cases = [
-        Case("书中 4 个 token 的例子", (book["X"], book["W_Q"], book["W_K"], book["W_V"]),
-             H.self_attention(book["X"], book["W_Q"], book["W_K"], book["W_V"]).output,
-             "五步依次是：投影得到查询、键、值 → 点积分数 → 除以 √d_k → 每一行做 softmax → 用权重对值加权求和。"),
-        Case("d_v != d_k（T=5，d_model=6，d_k=3，d_v=4）", (X1, *W1), H.self_attention(X1, *W1).output,
-             "d_k 是查询和键的宽度，不是值的宽度，也不是 d_model 或 T；输出的宽度是值的宽度 d_v。"),
-        Case("只有一个 token（T=1）", (X2, *W2), H.self_attention(X2, *W2).output,
-             "只有一个 token 时它的唯一权重是 1，输出就是它自己的值向量。"),
-        Case("更大的 d_k = 16", (X3, *W3), H.self_attention(X3, *W3).output,
-             "除以 √d_k（这里 d_k = 16，是键的宽度），而不是 d_k；并且对每一行（而不是每一列）归一化。"),
-        Case("分数很大、各行相差很远", (X4, *W4), H.self_attention(X4, *W4).output,
-             "取指数之前减去每一行自己的最大值：减整个矩阵的最大值会让远低于它的行下溢成 0/0，不减则会溢出。"),
-    ]
-    return run_diagnosed("check_five_steps", fn, cases, wrong=_FS_WRONG, numpy_only=True, atol=1e-8, rtol=1e-6)
-
-
-@float_safe
-def check_qkv_parameter_count(fn) -> CheckResult:
-    """Check a learner's ``fn(d_model, d_k, d_v) -> int``: entries of W_Q, W_K, W_V (one head, no bias)."""
-    cases = [
-        Case("d_model=4，d_k=d_v=2（书中的例子）", (4, 2, 2), H.shapes.qkv_parameter_count(4, 2, 2),
-             "三个矩阵的形状分别是 (d_model, d_k)、(d_model, d_k)、(d_model, d_v)：把它们的元素个数加起来。"),
-        Case("d_model=8，d_k=3，d_v=4", (8, 3, 4), H.shapes.qkv_parameter_count(8, 3, 4),
-             "W_V 有 d_v 列，它不一定等于 d_k。"),
-        Case("768 宽模型的一个头，d_k=d_v=64", (768, 64, 64), H.shapes.qkv_parameter_count(768, 64, 64),
-             "每个矩阵的元素个数是行数乘列数；这里没有偏置（bias）。"),
-        Case("d_model=4096，d_k=d_v=128", (4096, 128, 128), H.shapes.qkv_parameter_count(4096, 128, 128),
-             "参数个数与 token 个数 T 无关。"),
-    ]
-    return run_check("check_qkv_parameter_count", fn, cases, atol=0.0, rtol=0.0, result_type=int)
+__all__ = ["check_key_padding_attention", "check_batched_cross_attention", "check_cross_param_count"]
 
 
 def _padded_ref(Q, K, V, key_valid):
