@@ -11,7 +11,7 @@ read its cells, move sliders) work on it unchanged; what differs lives here:
   other stop is a failure.
 - ``compare``: each code cell's outputs against the committed ones, the way nbval compares
   them (streams coalesced, the sanitizers of tests/nbval_sanitize.cfg, images and widget model
-  ids not compared, cells tagged ``nbval-ignore-output`` skipped).
+  ids not compared, cells tagged ``nbval-ignore-output`` and cells committed unrun skipped).
 """
 
 from __future__ import annotations
@@ -183,6 +183,8 @@ def compare(notebook: Path, browser_cells: list[dict | None], skip: set[int] = f
     for i, cell in enumerate(nb.cells):
         if cell.cell_type != "code" or "nbval-ignore-output" in cell.metadata.get("tags", []) or i in skip:
             continue
+        if cell.get("execution_count") is None and not cell.get("outputs"):
+            continue  # committed unrun (the solution cells): nbval does not compare these either
         want = _flatten(cell.get("outputs", []))
         got = _flatten(browser_cells[i]["outputs"])
         if want != got:

@@ -9,8 +9,8 @@ build's own cache, so local reruns need no network). Then:
   kernel's Pyodide URL is the bundled copy and its PyPI fallback is off; no config names
   another host;
 - every notebook, opened in JupyterLite in headless Chromium whose requests to any host but
-  127.0.0.1 are aborted (and asserted absent): Run All reaches the end, no cell errs (bar
-  ``raises-exception`` ones) or writes to stderr, and every code cell prints what the committed
+  127.0.0.1 are aborted (and asserted absent): Run All reaches the end without stopping (also
+  past 2.6's ``raises-exception`` cell), no cell errs (bar those) or writes to stderr, and every code cell prints what the committed
   notebook shows, compared as nbval compares (``lite_driver.compare``). Tolerated, and only
   this: cells tagged ``nbval-ignore-output``; an exception's name as Pyodide's kernel spells it
   (``<class 'AssertionError'>``); in 2.13, which runs here without the model's weights, the
@@ -46,6 +46,11 @@ FOREIGN: list[str] = []
 # Differences that are bugs of a notebook, not of the edition, until the notebook is fixed: the
 # test xfails on exactly these cells (and fails on any other difference, or once they are gone).
 KNOWN_DIFFERENCES = {
+    "02-05-scaling-by-sqrt-dk.ipynb": {
+        53: "prints how many of 24 unscaled training runs reach loss < 0.01 within 300 steps; at d_k = 64 "
+            "one run crosses 0.01 at step 272 here and never in Pyodide's numpy (33% vs 29%): a count "
+            "that rests on last-bit rounding; the cell must use a threshold/step budget no run is near",
+    },
     "02-01-contextual-representations.ipynb": {
         11: "prints sum() of ten floats: Python >= 3.12 (Pyodide's 3.12.7) sums floats with Neumaier "
             "compensation and prints 1.0, Python 3.11 prints 1.0000000000000002; the cell must add "
@@ -160,6 +165,9 @@ def test_site_structure(site_dir, builder):
     assert shipped["_version"] == int(mpl_version.group(1)) and shipped["ttflist"]
     assert builder.FONTLIST_PACKAGE in kernel["loadPyodideOptions"]["packages"]
     assert packages[builder.FONTLIST_PACKAGE]["depends"] == ["matplotlib"]  # installed after matplotlib's own file
+    # JupyterLite's kernel service honours stop_on_error (a raises-exception cell does not cancel the queue).
+    patched = (site_dir / manifest["stop_on_error_patch"]).read_text(encoding="utf-8")
+    assert all(new in patched for _, new in builder.STOP_ON_ERROR_PATCH)
     # No configuration names another host (a $schema id is not a request; the kernel's schema
     # default -- a CDN URL -- is overridden by pyodideUrl above).
     configs = [*site_dir.rglob("jupyter-lite.json"), site_dir / "overrides.json", *site_dir.rglob("jupyter-lite.ipynb")]
@@ -203,6 +211,8 @@ def test_notebook_runs_as_committed(lite_context, site, site_dir, widget_budget_
         tags = lab.notebook_tags(site_dir / "files" / name)
         result = lite.run_to_end(page, name, tags)
         assert not result["problems"], f"{name}: {result['problems']}"
+        # A raises-exception cell (2.6) no longer stops Run All (the build's stop_on_error patch).
+        assert not result["stopped_after"], f"{name}: Run All stopped after cells {result['stopped_after']}"
         cells = page.evaluate("p => window.__nbtest.cells(p)", name)
         issues = lab.problems(lab.NotebookRun(name=name, cells=cells), tags)
         assert not issues, f"{name} in the browser edition:\n" + "\n".join(issues)
