@@ -20,7 +20,7 @@ LECTURE_1 = Deck("1", "第一讲：从“为什么需要上下文”到 softmax�
     Row("开场", "2.0 目录：核心公式与记号约定（行向量、形状）；预测题怎样投票", 3, "演示视图", (
         text("02-00", ("b3329d31", 1, 2, 3)),
         text("02-00", ("5f19e914", 1, 3), skip=True),
-        activity("怎样上这两讲", "每道预测题先全班举手投票，再点开答案；选读与练习留到课后和实验课。", 2),
+        activity("怎样上这两讲", "每道预测题先全班举手投票，再点开答案；选读与练习留到课后和实验课。", 1.5),
     ), page="02-00"),
     Row("2.1", "静态嵌入为什么不够；一行权重是一个分布；加权和（预测题 2 道）", 13, "演示视图", (
         title("02-01", "e16299e3"),
@@ -33,11 +33,11 @@ LECTURE_1 = Deck("1", "第一讲：从“为什么需要上下文”到 softmax�
         figure("02-01", "ef863779", ("25ad28ed", 1), skip=True),
         text("02-01", ("49dcf4e8", 1, 2)),
     ), page="02-01"),
-    Row("2.2", "字典查找 → 软查找；温度 τ → 0；硬查找没有梯度", 14, "演示视图", (
+    Row("2.2", "字典查找 → 软查找；温度 τ → 0；硬查找没有梯度", 15, "演示视图", (
         title("02-02", "fb028ef0"),
         text("02-02", ("101b36ce", 1, 2, 3)),
         text("02-02", ("4ecf5d44", 1, 2, 3)),
-        text("02-02", ("995e010c", 1, 2)),
+        text("02-02", "688016f1", ("995e010c", 1, 2)),  # the problem (sim < 0) with its fix, not the fix alone
         text("02-02", ("f121aa62", 1, 2, 3)),
         vote("02-02", "8ec53c01"),
         figure("02-02", "6b21cc75", heading="温度从 100 降到 0.01"),
@@ -55,19 +55,19 @@ LECTURE_1 = Deck("1", "第一讲：从“为什么需要上下文”到 softmax�
         figure("02-03", "ec8f82d1", "f34edd87"),
         text("02-03", ("be875351", 1, 2, 4), skip=True),
     ), page="02-03"),
-    Row("2.4", "点积与夹角；长度也进入分数；S = QKᵀ 的形状与代价", 13, "演示视图", (
+    Row("2.4", "点积与夹角；长度也进入分数；S = QKᵀ 的形状与代价", 10, "演示视图", (
         title("02-04", "9e20608c"),
         text("02-04", ("bd07dd7a", 1, 2, 3)),
         vote("02-04", "47ecda41"),
-        figure("02-04", "5f89118a", "cfb4d626"),
+        figure("02-04", "5f89118a", heading="点积与夹角：两种长度"),  # its caption names helpers functions (code)
         text("02-04", ("a38b20fc", 1, 2)),
         text("02-04", ("6c1881af", 1, 2, 3)),
         figure("02-04", "560f7ae6", ("cd2e46d2", 1, 3), skip=True),
         vote("02-04", "142e90b3"),
     ), page="02-04"),
-    Row("2.5", "Var(q·k) = d_k；饱和与雅可比矩阵；饱和浏览器：先未缩放、再缩放，拖 d_k 与 1/τ；梯度消失", 19, "演示视图（2.5 的浏览器）", (
+    Row("2.5", "Var(q·k) = d_k；饱和与雅可比矩阵；饱和浏览器：先未缩放、再缩放，拖 d_k 与 1/τ；梯度消失", 20, "演示视图（2.5 的浏览器）", (
         title("02-05", "e2f480ae"),
-        text("02-05", ("1d55758e", 1, 3)),
+        text("02-05", ("1d55758e", 1, 2, 3)),  # the problem, then the assumption
         text("02-05", "fc488829", skip=True),
         text("02-05", ("4e40b584", 1, 2, 3)),
         vote("02-05", "bcd7ecc3", ("961147e6", 1, 2)),
@@ -76,7 +76,7 @@ LECTURE_1 = Deck("1", "第一讲：从“为什么需要上下文”到 softmax�
         # The vote before the explorer: its step 3 (scaled, 1/tau = 10) shows the saturated share over 200 seeds,
         # which is this vote's answer (the notebook asks after the explorer; the class votes first).
         vote("02-05", "f0cc5deb"),
-        live("02-05", "f3f894d8", ("09820fea", 1), setup=_EXPLORER_SETUP, kwargs={"layout": "lecture"}, demo=7),
+        live("02-05", "f3f894d8", ("09820fea", 1), setup=_EXPLORER_SETUP, kwargs={"layout": "lecture"}, demo=6.5),
         figure("02-05", "21d04dc5", ("566de2d9", 1, 2)),
     ), page="02-05"),
     Row("2.6", "按行 softmax；错轴的 bug；凸组合；数值稳定（减去每行最大值）", 11, "演示视图", (
@@ -89,8 +89,8 @@ LECTURE_1 = Deck("1", "第一讲：从“为什么需要上下文”到 softmax�
         vote("02-06", "68728e34"),
         text("02-06", "1abdff97"),
     ), page="02-06"),
-    Row("收尾", "回答预测题里分歧最大的一道；布置课后练习", 6, "—", (
-        activity("收尾", "回到全班分歧最大的那道预测题，请两位同学说理由；课后：每节的「试一试」与练习。", 6),
+    Row("收尾", "回答预测题里分歧最大的一道；布置课后练习", 7, "—", (
+        activity("收尾", "回到全班分歧最大的那道预测题，请两位同学说理由；课后：每节的「试一试」与练习。", 7),
     )),
 ))
 
