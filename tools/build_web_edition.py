@@ -58,11 +58,17 @@ MATHJAX_KEEP_LANGS = {"en", "zh-hans", "zh-hant"}
 CSS = """
 /* Web edition: readable at 375 px -- nothing wider than the screen, wide things scroll in place. */
 .bd-article img, .cell_output img, .still-image { max-width: 100%; height: auto; }
-.bd-article { overflow-wrap: anywhere; }
+/* break-word, not anywhere: "anywhere" also lowers a table column's minimum width, so a phone
+   split 02-00's section numbers "2.4" into "2." / "4"; a table wider than the screen scrolls instead. */
+.bd-article { overflow-wrap: break-word; }
 .bd-article pre, .cell_output pre { overflow-x: auto; white-space: pre; overflow-wrap: normal; }
 div.math, .math-wrapper, .MathJax_Display, mjx-container[display="true"] { overflow-x: auto; overflow-y: hidden; max-width: 100%; }
 .bd-article table { display: block; max-width: 100%; overflow-x: auto; }
 .pst-scrollable-table-container { max-width: 100%; overflow-x: auto; }
+/* The hidden MathML MathJax adds for screen readers matches the NativeMML styles of its combined
+   config, whose TeX fonts (fonts/HTML-CSS/TeX/otf) jupyter-server-mathjax does not ship: every page
+   with a \\mathbb or \\mathcal asked for them and got a 404. Hidden text needs no font. */
+.MJX_Assistive_MathML, .MJX_Assistive_MathML * { font-family: inherit !important; }
 .widget-still { border: 1px dashed var(--pst-color-border, #bbb); border-radius: 6px; padding: .5em .75em; margin: .5em 0; }
 .still-box { display: flex; gap: .5em; flex-wrap: wrap; min-width: 0; }
 .still-box > * { min-width: 0; max-width: 100%; }

@@ -2,11 +2,12 @@
 
 The site is built once (with its widget stills) into a temporary folder and served by a
 static file server on 127.0.0.1. Every request the pages make to any other host is blocked
-and recorded; the test fails if there is one. At 375 x 740 px (a phone):
+and recorded; the test fails if there is one, or if a page asks the site for a file it lacks (404). At 375 x 740 px (a phone):
 
 - every notebook has a page with its figures loaded, its maths typeset by the site's own
   MathJax (MathJax output present, no raw ``$$`` left in the prose, no TeX error);
-- no page (notebooks, the teacher's guide, search) scrolls sideways;
+- no page (notebooks, the teacher's guide, search) scrolls sideways, and no table cell breaks a
+  short word ("2.4") over two lines;
 - searching a Chinese word lists the notebook about it;
 - the previous/next links walk the series in order;
 - a widget's still shows its first view (the 2.5 explorer's image) and points to the browser edition.
@@ -35,11 +36,17 @@ GUIDE = sorted(p.stem for p in (ROOT / "docs" / "teaching").glob("*.md"))
 PHONE = {"width": 375, "height": 740}
 FOREIGN: list[str] = []
 SEEN: list[str] = []
+MISSING: list[str] = []  # what the pages asked the site for and it did not have (404s)
 
 
 class _Quiet(http.server.SimpleHTTPRequestHandler):
     def log_message(self, *args):
         pass
+
+    def send_error(self, code, *args, **kwargs):
+        if code == 404:
+            MISSING.append(self.path)
+        super().send_error(code, *args, **kwargs)
 
 
 @pytest.fixture(scope="module")
@@ -117,6 +124,16 @@ def test_notebook_page(site, phone, name):
             broken: imgs.filter(i => !(i.complete && i.naturalWidth > 0)).map(i => i.src.slice(0, 80)),
             ipynb: (art.querySelector('a.ipynb-link') || {}).href,
             lite: (art.querySelector('a.lite-link') || {}).href,
+            // a table cell holding one short ASCII word ("2.4") on more than one line: split by the CSS
+            split: Array.from(art.querySelectorAll('td, th')).filter(c => /^[\\x21-\\x7e]{1,8}$/.test(c.innerText.trim())).filter(c => {
+                const rects = [], walk = document.createTreeWalker(c, NodeFilter.SHOW_TEXT);
+                for (let t = walk.nextNode(); t; t = walk.nextNode()) {
+                    const r = document.createRange(); r.selectNodeContents(t);
+                    rects.push(...Array.from(r.getClientRects()).filter(x => x.width > 0));
+                }
+                const top = Math.min(...rects.map(x => x.top)), bottom = Math.max(...rects.map(x => x.bottom));
+                return rects.length && bottom - top > 1.8 * parseFloat(getComputedStyle(c).fontSize);
+            }).map(c => c.innerText.trim()),
         };
     }""")
     src = "".join(c.source for c in nbformat.read(ROOT / "notebooks" / name, as_version=4).cells if c.cell_type == "markdown")
@@ -127,6 +144,7 @@ def test_notebook_page(site, phone, name):
     assert not info["broken"], f"{name}: images that did not load: {info['broken']}"
     assert info["imgs"] >= _figures(name), f"{name}: {info['imgs']} images shown, the notebook has {_figures(name)} figures"
     assert _sideways(phone) <= 0, f"{name}: the page scrolls sideways at 375 px by {_sideways(phone)} px"
+    assert not info["split"], f"{name}: table cells whose one word is broken over lines: {info['split'][:5]}"
     assert info["ipynb"].endswith(f"/notebooks/{name}")
     with urllib.request.urlopen(info["ipynb"], timeout=10) as resp:
         assert nbformat.reads(resp.read().decode("utf-8"), as_version=4).cells, f"{name}: its .ipynb link is broken"
@@ -189,3 +207,4 @@ def test_widget_still_shows_the_first_view(site, phone):
 def test_no_request_left_the_host(site, phone):
     assert len(SEEN) > 50, f"too few requests recorded ({len(SEEN)}): did the pages load?"
     assert not FOREIGN, f"requests to other hosts (blocked): {sorted(set(FOREIGN))[:20]}"
+    assert not MISSING, f"files the pages asked for and the site lacks (404): {sorted(set(MISSING))[:10]}"
