@@ -244,3 +244,10 @@ def test_a_vote_caption_points_at_nothing_the_deck_does_not_show():
     found = [f"deck {key} slide {number}: {p!r}" for key, number, slide in SLIDES if slide.kind == "vote"
              for t in slide.texts for p in notebook_only if p in text_of(t, NB)]
     assert not found, "\n".join(found)
+
+
+@pytest.mark.parametrize("key", list(DECKS))
+def test_the_guide_names_each_slide_in_plain_text(key):
+    # The guide's slide table read "\\text{Attention}(Q, K, V) = \\text…", "S = QK^\\top", "**第 1 步：投影。** X \\in …".
+    table = schedule_markdown(DECKS[key], NB)
+    assert not re.search(r"\\[A-Za-z]|\*\*|\$", table), [ln for ln in table.splitlines() if re.search(r"\\[A-Za-z]|\*\*|\$", ln)]

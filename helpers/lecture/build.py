@@ -14,6 +14,7 @@ import base64
 import copy
 import math
 import os
+import re
 from functools import lru_cache
 from pathlib import Path
 
@@ -220,8 +221,21 @@ def schedule(deck: Deck, root: Path | None = None) -> list[tuple[int, str, str, 
     return out
 
 
+_TEX_SYMBOLS = {"top": "ᵀ", "times": "×", "sqrt": "√", "Rightarrow": "⇒", "to": "→", "cdot": "·", "in": "∈",
+                "le": "≤", "ge": "≥", "ne": "≠", "infty": "∞", "circ": "°", "sum": "Σ", "tau": "τ", "alpha": "α"}
+
+
+def _plain(text: str) -> str:
+    """A line of a slide as plain text for the guide's tables: no Markdown emphasis, no TeX commands."""
+    text = text.replace("**", "").replace("$", "")
+    text = re.sub(r"\\(?:text|mathrm|operatorname|mathbf|mathbb|mathcal)\{([^{}]*)\}", r"\1", text)
+    text = re.sub(r"\\([A-Za-z]+)", lambda m: _TEX_SYMBOLS.get(m.group(1), ""), text)
+    text = re.sub(r"\^\{?ᵀ\}?", "ᵀ", text)
+    return re.sub(r" {2,}", " ", re.sub(r"[{}]", "", text)).strip()
+
+
 def _short(text: str, width: int = 34) -> str:
-    text = text.replace("|", "\\|").replace("$", "")
+    text = _plain(text).replace("|", "\\|")
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
