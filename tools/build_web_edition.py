@@ -208,6 +208,41 @@ html_theme_options = {{
 '''
 
 
+# Sphinx's Chinese search cuts the pages into words with jieba, but the query only at spaces, so
+# a phrase typed as one run ("缩放点积") matched nothing. This query splitter (Sphinx's own, then
+# each unknown run of Chinese cut into the longest words the index holds, left to right) finds
+# the pages that hold every word of it, as "缩放 点积" does.
+SEARCH_SPLITTER_JS = r"""
+var splitQuery = (query) => {
+  const terms = query.split(/[^\p{Letter}\p{Number}_\p{Emoji_Presentation}]+/gu).filter(t => t);
+  const index = (typeof Search !== "undefined" && Search._index) || null;
+  if (!index) return terms;
+  const known = (w) => Object.hasOwn(index.terms, w) || Object.hasOwn(index.titleterms, w);
+  const out = [];
+  for (const term of terms) {
+    if (!/[\u3400-\u9fff]/.test(term) || known(term.toLowerCase())) { out.push(term); continue; }
+    for (let i = 0, j; i < term.length; i = j) {
+      j = Math.min(term.length, i + 8);
+      while (j > i + 1 && !known(term.slice(i, j).toLowerCase())) j--;
+      if (j > i + 1 || known(term.slice(i, j))) out.push(term.slice(i, j));
+    }
+  }
+  return out.length ? out : terms;
+};
+"""
+SEARCH_LANGUAGE = f"""
+from sphinx.search import languages
+from sphinx.search.zh import SearchChinese
+
+
+class ChineseWithPhrases(SearchChinese):
+    js_splitter_code = {SEARCH_SPLITTER_JS!r}
+
+
+languages["zh"] = ChineseWithPhrases
+"""
+
+
 def stage(src: Path, *, lite_url: str, jobs: int, stills: bool, student: bool = False, log=print) -> dict:
     """Write the Sphinx project (staged notebooks, guide, conf.py, static files) into ``src``."""
     nbs = series()
@@ -258,7 +293,7 @@ def stage(src: Path, *, lite_url: str, jobs: int, stills: bool, student: bool = 
         return [n for n in names if n in {"a11y", "SVG"}]
 
     shutil.copytree(mj, static / "mathjax", ignore=unused)
-    (src / "conf.py").write_text(CONF.format(index=INDEX), encoding="utf-8")
+    (src / "conf.py").write_text(CONF.format(index=INDEX) + SEARCH_LANGUAGE, encoding="utf-8")
     return {"notebooks": len(nbs), "stills": n_stills}
 
 

@@ -8,7 +8,7 @@ and recorded; the test fails if there is one, or if a page asks the site for a f
   MathJax (MathJax output present, no raw ``$$`` left in the prose, no TeX error);
 - no page (notebooks, the teacher's guide, search) scrolls sideways, and no table cell breaks a
   short word ("2.4") over two lines;
-- searching a Chinese word lists the notebook about it;
+- searching a Chinese word, or a phrase typed without spaces, lists the notebook about it;
 - the previous/next links walk the series in order;
 - a widget's still shows its first view (the 2.5 explorer's image) and points to the browser edition.
 """
@@ -179,16 +179,19 @@ def test_home_page_is_the_index_and_prev_next_walk_the_series(site, phone):
     assert "/docs/teaching/" in phone.url, f"after the last notebook came {phone.url}, not the teacher's guide"
 
 
-def test_chinese_search_finds_the_page(site, phone):
+@pytest.mark.parametrize("query, words", [("饱和", ["饱和"]),             # saturation: what 2.5 is about
+                                          ("缩放点积", ["缩放", "点积"])])  # a phrase typed without a space
+def test_chinese_search_finds_the_page(site, phone, query, words):
     _, url = site
-    word, expected = "饱和", "02-05-scaling-by-sqrt-dk"  # saturation: what 2.5 is about
-    phone.goto(f"{url}/search.html?q={urllib.parse.quote(word)}")
+    expected = "02-05-scaling-by-sqrt-dk"
+    phone.goto(f"{url}/search.html?q={urllib.parse.quote(query)}")
     phone.wait_for_function("() => document.querySelectorAll('#search-results ul.search li').length > 0", timeout=60_000)
     hrefs = phone.evaluate("() => Array.from(document.querySelectorAll('#search-results ul.search li a')).map(a => a.href)")
-    assert any(f"/notebooks/{expected}.html" in h for h in hrefs), f"searching {word} listed {hrefs}"
-    for h in hrefs:  # every hit really contains the word
+    assert any(f"/notebooks/{expected}.html" in h for h in hrefs), f"searching {query} listed {hrefs}"
+    for h in hrefs:  # every hit really contains every word
         with urllib.request.urlopen(h.split("?")[0].split("#")[0], timeout=10) as resp:
-            assert word in resp.read().decode("utf-8"), f"search for {word} listed {h}, which does not contain it"
+            text = resp.read().decode("utf-8")
+            assert all(w in text for w in words), f"search for {query} listed {h}, which lacks one of {words}"
 
 
 def test_widget_still_shows_the_first_view(site, phone):
