@@ -107,6 +107,23 @@ def test_lite_links():
     assert web.lite_href("https://h/lab/?x=1", "a.ipynb", depth=3) == "https://h/lab/?x=1&path=a.ipynb"
 
 
+def test_feedback_wraps_tables_scroll():
+    """A self-check's Chinese sentences wrap on a phone; a printed table keeps its columns."""
+    def cell(text):
+        c = nbformat.v4.new_code_cell("x")
+        c.outputs = [nbformat.v4.new_output("stream", name="stdout", text=text)]
+        return c
+
+    feedback = "❌ check_worked_example_row(row=2)：第 1/2 个用例（A[2, :]，查询 2 的权重）不对：提示（hint）：对第 r 个查询，分数是它与四个键的点积\n"
+    table = "entry                  book book chain    exact  correct  cause of the difference\n" + "A[1,2] 0.449 0.449 0.44858 yes\n"
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_markdown_cell("# t"), cell(feedback), cell(table), cell(feedback + table)]
+    page, _ = web.stage_notebook(nb, "t.ipynb", lite="L")
+    tagged = [web.WRAP_TAG in c.metadata.get("tags", []) for c in page.cells if c.cell_type == "code"]
+    assert tagged == [True, False, False]
+    assert f".tag_{web.WRAP_TAG} .cell_output pre" in web.CSS and "pre-wrap" in web.CSS
+
+
 # --------------------------------------------------------------------------- widget stills
 
 PNG_1PX = base64.b64decode("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==")

@@ -69,6 +69,8 @@ div.math, .math-wrapper, .MathJax_Display, mjx-container[display="true"] { overf
    config, whose TeX fonts (fonts/HTML-CSS/TeX/otf) jupyter-server-mathjax does not ship: every page
    with a \\mathbb or \\mathcal asked for them and got a 404. Hidden text needs no font. */
 .MJX_Assistive_MathML, .MJX_Assistive_MathML * { font-family: inherit !important; }
+/* A self-check's Chinese feedback wraps (see prose_output); printed tables keep scrolling. */
+.tag_web-wrap-output .cell_output pre { white-space: pre-wrap; overflow-wrap: anywhere; }
 .widget-still { border: 1px dashed var(--pst-color-border, #bbb); border-radius: 6px; padding: .5em .75em; margin: .5em 0; }
 .still-box { display: flex; gap: .5em; flex-wrap: wrap; min-width: 0; }
 .still-box > * { min-width: 0; max-width: 100%; }
@@ -101,6 +103,21 @@ def lite_href(lite_url: str, notebook: str, depth: int) -> str:
     return "../" * depth + target
 
 
+WRAP_TAG = "web-wrap-output"
+_CJK_RUN = re.compile(r"[\u3400-\u9fff]{4,}")
+
+
+def prose_output(cell) -> bool:
+    """True when a cell prints Chinese sentences (a self-check's feedback) and no wide table.
+
+    Such output wraps on a phone (tag WRAP_TAG) instead of scrolling sideways line by line; a
+    printed table (a long line without Chinese) keeps its columns and scrolls in place.
+    """
+    text = "".join(o.get("text", "") for o in cell.get("outputs", []) if o.get("output_type") == "stream")
+    long = [line for line in text.splitlines() if len(line) > 40]
+    return bool(long) and all(_CJK_RUN.search(line) for line in long)
+
+
 def _md_cell(text: str, **meta) -> nbformat.NotebookNode:
     cell = nbformat.v4.new_markdown_cell(text)
     cell.metadata.update(meta)
@@ -130,6 +147,8 @@ def stage_notebook(nb, name: str, *, lite: str, executed=None) -> tuple[nbformat
             tags.append("hide-input")
         if jmeta.get("outputs_hidden"):
             tags.append("hide-output")
+        if prose_output(cell):
+            tags.append(WRAP_TAG)
         if tags:
             cell.metadata["tags"] = tags
         views = [o for o in cell.get("outputs", []) if ww.WIDGET_MIME in o.get("data", {})]
