@@ -18,6 +18,7 @@ import io
 import os
 import re
 import shutil
+import threading
 import subprocess
 import sys
 import urllib.parse
@@ -461,43 +462,63 @@ def test_a_feedback_page_opened_from_disk_shows_typeset_maths_in_chromium(teache
     moved = teacher["course"] / "moved-feedback" / "feedback.html"
     moved.parent.mkdir(exist_ok=True)
     shutil.copy(page_path, moved)
-    blocked, seen = [], []
-    with sync_api.sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=chromium, headless=True, args=[
-            "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-            "--disable-component-update", "--disable-sync"])
-        try:
-            ctx = browser.new_context(viewport={"width": 1280, "height": 900})
+    blocked, seen, result = [], [], {}
 
-            def gate(route):
-                url = route.request.url
-                if url.startswith(("file:", "data:")) or urllib.parse.urlsplit(url).hostname == "127.0.0.1":
-                    route.continue_()
-                else:
-                    blocked.append(url)
-                    route.abort()
+    def look():
+        # In a thread of its own: the browser tests of the same session keep a sync Playwright (and so an
+        # asyncio loop) running in the main thread, and a second sync_playwright() there refuses to start.
+        with sync_api.sync_playwright() as pw:
+            browser = pw.chromium.launch(executable_path=chromium, headless=True, args=[
+                "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+                "--disable-component-update", "--disable-sync"])
+            try:
+                ctx = browser.new_context(viewport={"width": 1280, "height": 900})
 
-            ctx.route("**/*", gate)
-            pg = ctx.new_page()
-            pg.on("request", lambda r: seen.append(r.url))
-            pg.goto(moved.as_uri(), wait_until="load")
-            info = pg.evaluate("""() => {
-                const fracs = [...document.querySelectorAll('math mfrac')].filter(f => f.children.length === 2);
-                const stacked = fracs.filter(f => {
-                    const [num, den] = [...f.children].map(c => c.getBoundingClientRect());
-                    return num.height > 0 && den.height > 0 && num.bottom <= den.top + 1;
-                });
-                const clone = document.body.cloneNode(true);
-                clone.querySelectorAll('pre, code, script, style, math').forEach(n => n.remove());
-                return {math: document.querySelectorAll('math').length, fracs: fracs.length, stacked: stacked.length,
-                        shown: [...document.querySelectorAll('math')].filter(m => m.getBoundingClientRect().width > 0).length,
-                        text: clone.innerText};
-            }""")
-        finally:
-            browser.close()
+                def gate(route):
+                    url = route.request.url
+                    if url.startswith(("file:", "data:")) or urllib.parse.urlsplit(url).hostname == "127.0.0.1":
+                        route.continue_()
+                    else:
+                        blocked.append(url)
+                        route.abort()
+
+                ctx.route("**/*", gate)
+                pg = ctx.new_page()
+                pg.on("request", lambda r: seen.append(r.url))
+                pg.goto(moved.as_uri(), wait_until="load")
+                result["info"] = pg.evaluate("""() => {
+                    const fracs = [...document.querySelectorAll('math mfrac')].filter(f => f.children.length === 2);
+                    const stacked = fracs.filter(f => {
+                        const [num, den] = [...f.children].map(c => c.getBoundingClientRect());
+                        return num.height > 0 && den.height > 0 && num.bottom <= den.top + 1;
+                    });
+                    const clone = document.body.cloneNode(true);
+                    clone.querySelectorAll('pre, code, script, style, math').forEach(n => n.remove());
+                    return {math: document.querySelectorAll('math').length, fracs: fracs.length, stacked: stacked.length,
+                            shown: [...document.querySelectorAll('math')].filter(m => m.getBoundingClientRect().width > 0).length,
+                            text: clone.innerText};
+                }""")
+            finally:
+                browser.close()
+
+    errors = []
+    worker = threading.Thread(target=lambda: _catching(look, errors))
+    worker.start()
+    worker.join(120)
+    assert not worker.is_alive(), "Chromium did not finish within 120 s"
+    if errors:
+        raise errors[0]
+    info = result["info"]
     assert not blocked, f"the page asked other hosts for: {blocked}"
     assert all(u.startswith(("file:", "data:")) for u in seen), seen
     assert info["math"] > 0 and info["shown"] == info["math"], info | {"text": "..."}
     # MathML laid out by the browser: each fraction's numerator sits above its denominator.
     assert info["fracs"] > 0 and info["stacked"] == info["fracs"], info | {"text": "..."}
     assert "$$" not in info["text"] and not _TEX_LEFT.search(info["text"]), "raw TeX left in the page"
+
+
+def _catching(fn, errors):
+    try:
+        fn()
+    except BaseException as exc:  # re-raised in the test's own thread
+        errors.append(exc)
