@@ -135,11 +135,12 @@ def _model(name, **state):
 
 def test_still_draws_the_first_view_from_widget_state():
     state = {
-        "box": _model("VBoxModel", children=["IPY_MODEL_s", "IPY_MODEL_img", "IPY_MODEL_r", "IPY_MODEL_secret"]),
+        "box": _model("VBoxModel", children=["IPY_MODEL_s", "IPY_MODEL_img", "IPY_MODEL_r", "IPY_MODEL_b", "IPY_MODEL_secret"]),
         "s": _model("SelectionSliderModel", description="d_k", index=2, _options_labels=["1", "2", "4", "8"]),
         "img": {**_model("ImageModel", format="jpeg"),
                 "buffers": [{"path": ["value"], "data": base64.b64encode(PNG_1PX).decode(), "encoding": "base64"}]},
         "r": _model("RadioButtonsModel", _options_labels=["几乎不变", "约 8 倍"], index=None),
+        "b": _model("ButtonModel", description="提交预测"),
         "secret": _model("HTMLModel", value="the answer", layout="IPY_MODEL_hidden"),
         "hidden": _model("LayoutModel", display="none"),
     }
@@ -150,6 +151,9 @@ def test_still_draws_the_first_view_from_widget_state():
     assert "d_k" in html and ">4<" in html
     assert "几乎不变" in html and "约 8 倍" in html and "●" not in html  # nothing chosen yet
     assert "the answer" not in html, "a hidden widget (layout.display = none) is drawn"
+    assert re.search(r'<span class="still-button" aria-disabled="true"[^>]*>提交预测</span>', html), \
+        "a button's still must not pass for a button a reader can tap"
+    assert re.search(r"\.still-button \{[^}]*cursor: not-allowed", web.CSS)
     assert ww.widget_still_html(nb, "missing") == ""
 
 

@@ -79,6 +79,7 @@ div.math, .math-wrapper, .MathJax_Display, mjx-container[display="true"] { overf
 .still-control { font-size: .95em; }
 .still-label { font-weight: 600; }
 .still-value, .still-field, .still-button { display: inline-block; border: 1px solid #aaa; border-radius: 4px; padding: 0 .4em; }
+.still-button { opacity: .55; cursor: not-allowed; border-style: dashed; }
 .still-choices ul { list-style: none; padding-left: .5em; margin: .2em 0; }
 .widget-still-note { font-size: .9em; color: var(--pst-color-text-muted, #555); margin: .5em 0 0; }
 .edition-links { font-size: .95em; margin: 0 0 1em; }

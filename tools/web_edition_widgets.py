@@ -197,7 +197,9 @@ def _render(state: dict, model_id: str, depth: int = 0) -> str:
         mark = "☑" if s.get("value") else "☐"
         return f'<div class="still-control">{mark} {html.escape(s.get("description") or "")}</div>'
     if name == "ButtonModel":
-        return f'<span class="still-button">{html.escape(s.get("description") or s.get("tooltip") or "")}</span>'
+        # A picture of a button: it must not look like one a reader can tap (nothing would happen).
+        return (f'<span class="still-button" aria-disabled="true" title="静态截图：请在浏览器版中点击">'
+                f'{html.escape(s.get("description") or s.get("tooltip") or "")}</span>')
     if name in _TEXTS:
         value = s.get("value")
         shown = _fmt(value) if value not in (None, "") else f'<i>{html.escape(s.get("placeholder") or "")}</i>'
