@@ -61,3 +61,17 @@ def test_single_blas_thread_limits_and_restores():
         assert all(n == 1 for n in inside)
     after = [p["num_threads"] for p in threadpoolctl.threadpool_info() if p["user_api"] == "blas"]
     assert after == before
+
+
+def test_a_clock_too_coarse_for_one_run_never_gives_zero(monkeypatch):
+    """In the browser edition perf_counter moves in ticks: a run shorter than a tick measured 0 s, and a
+    notebook cell dividing by it raised ZeroDivisionError (2.4's timing cell under Pyodide)."""
+    import helpers.ui.timing
+
+    calls = []
+    ticks = iter(range(1000))
+    monkeypatch.setattr(helpers.timing, "time", types.SimpleNamespace(perf_counter=lambda: 0.0 if len(calls) < 8 else float(next(ticks))))
+    t = best_time(lambda: calls.append(1), repeat=1, number=2)
+    assert t > 0 and len(calls) >= 8          # repeated with more calls until the clock moved
+    calls.clear()
+    assert median_time(lambda: calls.append(1), repeat=3) > 0

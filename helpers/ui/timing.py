@@ -47,25 +47,27 @@ def best_time(fn: Callable[[], object], repeat: int = 5, number: int = 1) -> flo
     """
     check_callable("fn", fn, "a function of no arguments (wrap a call in a lambda)")
     repeat, number = check_positive_int("repeat", repeat), check_positive_int("number", number)
-    best = np.inf
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        for _ in range(number):
-            fn()
-        best = min(best, (time.perf_counter() - t0) / number)
-    return float(best)
+    return float(min(_seconds_per_call(fn, number) for _ in range(repeat)))
 
 
 def median_time(fn: Callable[[], object], repeat: int = 10) -> float:
     """Median of ``repeat`` single calls of ``fn``, in seconds (what a user typically waits)."""
     check_callable("fn", fn, "a function of no arguments (wrap a call in a lambda)")
     repeat = check_positive_int("repeat", repeat)
-    times = []
-    for _ in range(repeat):
+    return float(np.median([_seconds_per_call(fn, 1) for _ in range(repeat)]))
+
+
+def _seconds_per_call(fn: Callable[[], object], number: int) -> float:
+    """Seconds per call over ``number`` calls; never 0: a run shorter than one tick of the clock (a browser's
+    clock is coarse: Pyodide's ``perf_counter`` advances in steps of ~0.1 ms) is repeated with twice the calls."""
+    while True:
         t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return float(np.median(times))
+        for _ in range(number):
+            fn()
+        elapsed = time.perf_counter() - t0
+        if elapsed > 0 or number >= 1 << 20:
+            return max(elapsed, 1e-12) / number
+        number *= 2
 
 
 def peak_traced_mib(fn: Callable[[], object]) -> float:
