@@ -196,7 +196,7 @@ def _tolerated(name: str, nb, browser_cells) -> tuple[set[int], list[str]]:
     for i in sorted(skip - {load}):
         outs = [o for o in browser_cells[i]["outputs"] if o["output_type"] != "display_data"
                 or "application/vnd.jupyter.widget-view+json" not in o.get("data", {})]
-        if any(o["output_type"] in {"stream", "error"} for o in outs) and "try-it" not in nb.cells[i].metadata.get("tags", []):
+        if any(o["output_type"] in {"stream", "error"} for o in outs) and not {"try-it", "exercise"} & set(nb.cells[i].metadata.get("tags", [])):
             problems.append(f"cell {i}: uses HAVE and printed without the model: {outs}")
     return skip, problems
 
