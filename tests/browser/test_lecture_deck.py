@@ -148,6 +148,20 @@ def _move_sliders(pg, n: int, budget_s: float) -> None:
             const img = document.querySelector('.deck-current .deck-live img');
             return h.getAttribute('aria-valuenow') !== v && img.src !== src;
         }}""", arg=before, timeout=budget_s * 1000)
+        # Up to its maximum (ArrowUp only: the deck keeps Home / End / PageUp): the readout shows the whole value.
+        pg.evaluate(f"() => document.querySelectorAll('.deck-current .deck-live .noUi-handle')[{i}].focus()")
+        for _ in range(80):
+            if pg.evaluate(f"() => {{ const h = document.querySelectorAll('.deck-current .deck-live .noUi-handle')[{i}];"
+                           " return h.getAttribute('aria-valuenow') === h.getAttribute('aria-valuemax'); }"):
+                break
+            pg.keyboard.press("ArrowUp")
+        pg.wait_for_timeout(300)
+        cut = pg.evaluate(f"""() => {{
+            const r = document.querySelectorAll('.deck-current .deck-live .widget-readout')[{i}];
+            const box = r && r.closest('.widget-slider, .widget-hslider');  // which clips what sticks out of it
+            return r && (r.scrollWidth > r.clientWidth + 1 || r.getBoundingClientRect().right > box.getBoundingClientRect().right + 1)
+                ? r.innerText : null; }}""")
+        assert cut is None, f"slide {n}: slider {i}'s readout is cut off at its maximum ({cut!r})"
     if pg.evaluate("() => document.querySelectorAll('.deck-current .deck-live .noUi-handle').length"):
         # A focused slider does not take the page keys: ArrowRight turns the page, the value stays.
         value = pg.evaluate("() => { const h = document.querySelector('.deck-current .deck-live .noUi-handle');"
