@@ -45,18 +45,7 @@ MODEL_NOTEBOOK = "02-13-real-model-attention.ipynb"
 FOREIGN: list[str] = []
 # Differences that are bugs of a notebook, not of the edition, until the notebook is fixed: the
 # test xfails on exactly these cells (and fails on any other difference, or once they are gone).
-KNOWN_DIFFERENCES = {
-    "02-05-scaling-by-sqrt-dk.ipynb": {
-        53: "prints how many of 24 unscaled training runs reach loss < 0.01 within 300 steps; at d_k = 64 "
-            "one run crosses 0.01 at step 272 here and never in Pyodide's numpy (33% vs 29%): a count "
-            "that rests on last-bit rounding; the cell must use a threshold/step budget no run is near",
-    },
-    "02-01-contextual-representations.ipynb": {
-        11: "prints sum() of ten floats: Python >= 3.12 (Pyodide's 3.12.7) sums floats with Neumaier "
-            "compensation and prints 1.0, Python 3.11 prints 1.0000000000000002; the cell must add "
-            "left to right explicitly (a loop) to show the rounding on every Python",
-    },
-}
+KNOWN_DIFFERENCES: dict[str, dict[int, str]] = {}  # none left: 2.1 adds in a loop, 2.5's training table is nbval-ignored
 
 
 def _builder():
