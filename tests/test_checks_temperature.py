@@ -78,3 +78,28 @@ test_temperature_review_accepts, test_temperature_review_names_the_mistake = che
         "1/tau^3": (lambda q, K, V, tau: dtau_ok(q, K, V, tau) / tau, "除了三次 τ"),
         "the q-Jacobian times q": (_q_jacobian_times_q, "对查询的导数"),
     })
+
+
+def test_a_central_difference_around_the_helper_is_refused(capsys):
+    """2.2's exercise 2 and its (graded) transfer ask for the derivative written in numpy: wrapping
+    H.soft_lookup in a central difference passed both (fresh-eyes review); now both refuse helpers."""
+    import helpers as H
+    from helpers.checks import check_output_key_jacobian
+
+    def dtau_by_fd(q, K, V, tau, h=1e-5):
+        return (H.soft_lookup.soft_lookup(q, K, V, tau + h).output
+                - H.soft_lookup.soft_lookup(q, K, V, tau - h).output) / (2 * h)
+
+    def dkey_by_fd(q, K, V, tau, j, h=1e-6):
+        cols = []
+        for b in range(K.shape[1]):
+            Kp, Km = K.astype(float).copy(), K.astype(float).copy()
+            Kp[j, b] += h
+            Km[j, b] -= h
+            cols.append((H.soft_lookup.soft_lookup(q, Kp, V, tau).output
+                         - H.soft_lookup.soft_lookup(q, Km, V, tau).output) / (2 * h))
+        return np.stack(cols, axis=-1)
+
+    for check, fn in ((check_temperature_gradient, dtau_by_fd), (check_output_key_jacobian, dkey_by_fd)):
+        assert not check(fn).passed
+        assert "只用 numpy" in capsys.readouterr().out

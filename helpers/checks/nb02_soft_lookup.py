@@ -78,7 +78,7 @@ def check_temperature_gradient(fn) -> CheckResult:
         Case("只有一个键", (q2, K2[:1], V2[:1], 0.7), np.zeros(3),
              "只有一个键时权重恒为 1，输出不随温度变化。"),
     ]
-    return run_diagnosed("check_temperature_gradient", fn, cases, wrong=_DTAU_WRONG, atol=1e-9, rtol=1e-5,
+    return run_diagnosed("check_temperature_gradient", fn, cases, wrong=_DTAU_WRONG, numpy_only=True, atol=1e-9, rtol=1e-5,
                          general_hint="链式法则：输出 = alpha V，alpha = softmax(s/tau)；softmax 的 Jacobian 在本节推导过。")
 
 
@@ -201,4 +201,4 @@ def check_output_key_jacobian(fn) -> CheckResult:
              "输出几乎就是这个键的值时，v_j − output 接近 0：导数也应接近 0。"),
         Case("float32 输入", c5, _key_jac_ref(*c5), "float32 输入按 float32 的精度比较。"),
     ]
-    return run_diagnosed("check_output_key_jacobian", fn, cases, wrong=_KJ_WRONG, atol=1e-5, rtol=1e-4)
+    return run_diagnosed("check_output_key_jacobian", fn, cases, wrong=_KJ_WRONG, numpy_only=True, atol=1e-5, rtol=1e-4)
