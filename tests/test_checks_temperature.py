@@ -34,6 +34,39 @@ def dtau_fd(q, K, V, tau):
     return (_soft(q, K, V, tau + h) - _soft(q, K, V, tau - h)) / (2 * h)
 
 
+def dtau_centred(q, K, V, tau):
+    s = K @ q
+    a = np.exp(s / tau - (s / tau).max())
+    a /= a.sum()
+    return -((a * (s - a @ s)) @ (V - a @ V)) / tau**2
+
+
+def dtau_loops(q, K, V, tau):
+    n, d_v = V.shape
+    s = [sum(K[i, b] * q[b] for b in range(len(q))) for i in range(n)]
+    e = [np.exp((s_i - max(s)) / tau) for s_i in s]
+    a = [e_i / sum(e) for e_i in e]
+    out = np.zeros(d_v, dtype=np.result_type(q, K, V))
+    for c in range(d_v):
+        for i in range(n):
+            for k in range(n):
+                out[c] += V[k, c] * a[k] * ((k == i) - a[i]) * (-s[i] / tau**2)
+    return out
+
+
+def dtau_einsum(q, K, V, tau):
+    s = np.einsum("nd,d->n", K, q)
+    a = np.exp(s / tau - (s / tau).max())
+    a /= a.sum()
+    J = np.einsum("i,ij->ij", a, np.eye(len(a), dtype=a.dtype)) - np.einsum("i,j->ij", a, a)
+    return np.einsum("nv,nm,m->v", V, J, -s / tau**2)
+
+
+def _f32(fn):
+    """The same answer computed in float32 throughout."""
+    return lambda q, K, V, tau: fn(*(np.asarray(x).astype(np.float32) for x in (q, K, V)), tau)
+
+
 WRONG = [
     lambda q, K, V, tau: -dtau_ok(q, K, V, tau),                  # sign
     lambda q, K, V, tau: dtau_ok(q, K, V, tau) * tau,             # 1/tau instead of 1/tau^2
@@ -48,7 +81,7 @@ WRONG = [
     lambda q, K, V, tau: np.zeros(np.shape(V)[1]),                # "the output does not depend on tau"
 ]
 test_temperature_gradient_accepts, test_temperature_gradient_rejects = check_table(
-    check_temperature_gradient, [dtau_ok, dtau_fd], WRONG)
+    check_temperature_gradient, [dtau_ok], WRONG)
 
 
 def test_temperature_gradient_rejects_unstable_softmax(capsys):
@@ -103,3 +136,43 @@ def test_a_central_difference_around_the_helper_is_refused(capsys):
     for check, fn in ((check_temperature_gradient, dtau_by_fd), (check_output_key_jacobian, dkey_by_fd)):
         assert not check(fn).passed
         assert "只用 numpy" in capsys.readouterr().out
+
+
+# ---- a finite difference is not the analytic derivative (the task asks for the formula, numpy only) -------------
+# Before this, a numpy-only central difference (dtau_fd above, h = 1e-6 tau) passed the graded transfer exercise:
+# both its float64 cases and its tolerance (rtol 1e-5) let any central step from 1e-3 to 1e-7 through.
+
+def _difference(kind, h, relative=False):
+    def dtau(q, K, V, tau):
+        step = h * tau if relative else h
+        if kind == "central":
+            return (_soft(q, K, V, tau + step) - _soft(q, K, V, tau - step)) / (2 * step)
+        return (_soft(q, K, V, tau + step) - _soft(q, K, V, tau)) / step
+    return dtau
+
+
+DIFFERENCES = {f"{kind} h={h:g}{' * tau' if rel else ''}": (_difference(kind, h, rel), ["数值差分", "解析导数"])
+               for kind in ("central", "forward") for h in (1e-3, 1e-4, 1e-5, 1e-6, 1e-7) for rel in (False, True)}
+DIFFERENCES["central h=1e-6 * tau (accepted before)"] = (dtau_fd, ["数值差分", "解析导数"])
+DIFFERENCES["central, float64 work, input dtype kept"] = (
+    lambda q, K, V, tau: _difference("central", 1e-5)(*(np.asarray(x, dtype=float) for x in (q, K, V)), tau)
+    .astype(np.result_type(q, K, V)), ["数值差分", "解析导数"])
+
+test_analytic_variants_accepted, test_finite_differences_rejected = check_table(
+    check_temperature_gradient,
+    {"diag minus outer": dtau_ok, "centred covariance": dtau_centred, "loops": dtau_loops, "einsum": dtau_einsum,
+     "float32 throughout": _f32(dtau_ok), "float32 loops": _f32(dtau_loops), "float32 einsum": _f32(dtau_einsum),
+     "float64 work, float32 result": lambda q, K, V, tau: dtau_centred(q, K, V, tau).astype(np.float32)},
+    {**DIFFERENCES,
+     # the house rule: a float64 result of float32 work is rejected, and told why
+     "float32 work, float64 result": (lambda q, K, V, tau: _f32(dtau_ok)(q, K, V, tau).astype(np.float64),
+                                      ["float32 的精度量级", "保持 float32"])},
+    min_cases=8)
+
+
+def test_difference_hints_show_no_answer_code(capsys):
+    for fn, _ in DIFFERENCES.values():
+        check_temperature_gradient(fn)
+        out = capsys.readouterr().out
+        for code in ("np.", "diag", "outer", "V.T", "@", "sum("):
+            assert code not in out, (code, out)

@@ -3,17 +3,27 @@ temperatures, and the derivative of the output with respect to one key.
 
 :func:`check_temperature_gradient` compares with the closed form
 ``-(1/tau^2) * sum_i alpha_i (v_i - vbar) (s_i - sbar)`` with ``s = K q``; its cases use temperatures
-other than 1 so that a wrong power of tau or a missing sign cannot pass.
+other than 1 so that a wrong power of tau or a missing sign cannot pass, and a float64 answer is held to
+rtol 1e-9 with a tiny and a huge temperature, so that a finite difference (any step, central or forward)
+fails and is named as such (the task asks for the analytic derivative).
 """
 
 from __future__ import annotations
+
+import contextlib
+import copy
+import io
 
 import numpy as np
 
 import helpers as H
 
+from .compare import MIXED_REASON
 from .core import Case, CheckResult, float_safe, lenient_softmax, run_check
 from .diagnose import Wrong, run_diagnosed
+
+_HINT_SEP = "\n   提示（hint）："
+_MIXED_HINT_START = "如果你在中途把数组转成了 float32"
 
 __all__ = ["check_temperature_gradient", "check_soft_lookup_many", "check_output_key_jacobian"]
 
@@ -57,14 +67,71 @@ _DTAU_WRONG = [
 ]
 
 
+# The task asks for the analytic derivative. A finite difference (f(tau + h) - f(tau - h)) / 2h of a numpy soft
+# lookup is close to it, so float64 answers are held to rtol 1e-9 (a correct formula is right to ~1e-12 on every case)
+# and two cases defeat every step size: at tau = 2e-6 (scores as small, so the weights are not saturated) any step
+# h >= 1e-8 is a large step or crosses tau = 0; at tau = 1e4 the output moves ~1e-8 of itself per unit of tau, so
+# rounding (~1e-16 / h) swamps any step h <= 1e-3 * tau. float32 results are compared at float32 precision as in the
+# other checks (a float32 input case; float32 work passes every case). Not caught: a difference taken in float64 even
+# on the float32 inputs and then rounded to float32, with a step in ~[1e-7, 1e-3] * tau (its error is below float32
+# precision on every case), and a complex-step derivative (exact to rounding).
+_DTAU_ATOL, _DTAU_RTOL = 1e-12, 1e-9
+_NEAR_RTOL = 1e-2          # "close but not exact": how far a finite difference lands, far nearer than any wrong formula
+
+_DTAU_DIFFERENCE = ("你的结果接近正确答案，但不够准：这像是用数值差分（有限差分，(f(τ+h) − f(τ−h))/2h 之类）近似了导数，"
+                    "而不是解析导数。差分的误差随步长 h 变化，h 取多大都消不掉（大了截断误差大，小了舍入误差大）；"
+                    "这个练习要的是用链式法则写出的解析式。")
+_DTAU_DIFFERENCE_OR_F32 = ("差别只在 float32 的精度量级。两种可能：一是用数值差分（有限差分）近似了导数，而不是解析导数——"
+                           "这个练习要的是用链式法则写出的解析式；二是解析式写对了，但中途把数组转成了 float32、结果又变回了 "
+                           "float64——要么全程用 float64，要么让结果保持 float32（检查会按 float32 的精度比较）。")
+
+
+def _dtau_near_miss(fn, case: Case) -> bool:
+    """Did ``fn`` land within ``_NEAR_RTOL`` (of the largest expected magnitude) on ``case`` without passing it?
+    Runs ``fn`` once more on copies, silenced; never raises."""
+    try:
+        with contextlib.redirect_stdout(io.StringIO()), np.errstate(all="ignore"):
+            got = fn(*copy.deepcopy(case.args))
+        g = np.asarray(got, dtype=float)
+        e = np.asarray(case.expected, dtype=float)
+        if g.shape != e.shape or not np.all(np.isfinite(g)):
+            return False
+        scale = float(np.abs(e).max())
+        return scale > 0 and bool(np.all(np.abs(g - e) <= _NEAR_RTOL * scale))
+    except Exception:
+        return False
+
+
+def _name_a_difference(fn, cases, result: CheckResult, printed: str) -> tuple[CheckResult, str]:
+    """Replace the hint of a near miss (a value mismatch close to the answer, no known wrong formula named) by the
+    one that names a finite difference (or, at float32 precision, a finite difference or a float32 slip)."""
+    k = result.n_passed
+    msg = result.message
+    if result.passed or k >= len(cases) or _HINT_SEP not in msg or "数值不对" not in msg:
+        return result, printed
+    head, hint = msg.split(_HINT_SEP, 1)
+    if hint != cases[k].hint and not hint.startswith(_MIXED_HINT_START):
+        return result, printed        # a known wrong answer was named: keep it
+    if not _dtau_near_miss(fn, cases[k]):
+        return result, printed
+    new_hint = _DTAU_DIFFERENCE_OR_F32 if MIXED_REASON in head else _DTAU_DIFFERENCE
+    new = head + _HINT_SEP + new_hint
+    return CheckResult(result.name, False, result.n_cases, result.n_passed, new), printed.replace(msg, new)
+
+
+@float_safe
 def check_temperature_gradient(fn) -> CheckResult:
-    """Check ``fn(q, K, V, temperature) -> (d_v,)``: the derivative of the soft-lookup output with respect to the temperature."""
+    """Check ``fn(q, K, V, temperature) -> (d_v,)``: the derivative of the soft-lookup output with respect to the
+    temperature, written analytically in numpy (a finite difference fails, and is told so)."""
     rng = np.random.default_rng(20260224)
     q, K, V = rng.normal(size=3), rng.normal(size=(5, 3)), rng.normal(size=(5, 2))
     q2, K2, V2 = rng.normal(size=2), rng.normal(size=(4, 2)), rng.normal(size=(4, 3))
     K_big = np.array([[10.0, 0.0], [9.5, 0.0], [0.0, 10.0]])
     q_big = np.array([1.0, 0.5])
     V_big = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
+    c32 = tuple(rng.normal(size=s).astype(np.float32) for s in (3, (4, 3), (4, 2))) + (0.6,)
+    q_tiny, K_tiny, V_tiny = 2e-6 * rng.normal(size=3), rng.normal(size=(4, 3)), rng.normal(size=(4, 2))
+    q_hot, K_hot, V_hot = rng.normal(size=3), rng.normal(size=(5, 3)), rng.normal(size=(5, 2))
     cases = [
         Case("5 个键，温度 0.5", (q, K, V, 0.5), _reference(q, K, V, 0.5),
              "先写出缩放后的分数 qK^T/tau 对 tau 的导数，再乘 softmax 的 Jacobian 和 V 的转置；注意 tau 出现的次数。"),
@@ -77,9 +144,26 @@ def check_temperature_gradient(fn) -> CheckResult:
              "先减去最大分数再取 exp，否则会溢出。"),
         Case("只有一个键", (q2, K2[:1], V2[:1], 0.7), np.zeros(3),
              "只有一个键时权重恒为 1，输出不随温度变化。"),
+        Case("float32 输入", c32, _reference(*c32),
+             "float32 输入按 float32 的精度比较。前面的 float64 用例都通过了，只有这里不对：这像是数值差分（有限差分）"
+             "而不是解析导数——在 float32 里 f(τ+h) − f(τ−h) 几乎全是舍入误差。这个练习要的是用链式法则写出的解析式。"),
+        Case("极小的温度 2e-6（分数也极小，权重并不极端）", (q_tiny, K_tiny, V_tiny, 2e-6),
+             _reference(q_tiny, K_tiny, V_tiny, 2e-6),
+             "前面的用例都通过了，只有这里不对：这像是数值差分（有限差分）而不是解析导数——温度只有 2e-6，"
+             "步长 h 稍大就越过了 0 或远超温度本身。这个练习要的是用链式法则写出的解析式，它与温度的大小无关。"),
+        Case("很高的温度 1e4（权重几乎均匀，输出随温度变化极慢）", (q_hot, K_hot, V_hot, 1e4),
+             _reference(q_hot, K_hot, V_hot, 1e4),
+             "前面的用例都通过了，只有这里不对：这像是数值差分（有限差分）而不是解析导数——输出随温度变化极慢，"
+             "f(τ+h) − f(τ−h) 几乎全是舍入误差。这个练习要的是用链式法则写出的解析式。", atol=0.0),
     ]
-    return run_diagnosed("check_temperature_gradient", fn, cases, wrong=_DTAU_WRONG, numpy_only=True, atol=1e-9, rtol=1e-5,
-                         general_hint="链式法则：输出 = alpha V，alpha = softmax(s/tau)；softmax 的 Jacobian 在本节推导过。")
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf):
+        result = run_diagnosed("check_temperature_gradient", fn, cases, wrong=_DTAU_WRONG, numpy_only=True,
+                               atol=_DTAU_ATOL, rtol=_DTAU_RTOL,
+                               general_hint="链式法则：输出 = alpha V，alpha = softmax(s/tau)；softmax 的 Jacobian 在本节推导过。")
+    result, printed = _name_a_difference(fn, cases, result, buf.getvalue())
+    print(printed, end="")
+    return result
 
 
 # ---- 2.2 exercises that ask for something new (issue 20): many queries with their own temperatures,
