@@ -137,3 +137,44 @@ test_row_max_fix_review_accepts, test_row_max_fix_review_names_the_mistake = che
         "no max": (no_max, "没有减去最大值"),
         "no scale": (no_scale, "没有除以 √d_k"),
     })
+
+
+# ---- bug hunt review (fresh eyes): the bug hunt has two independent slips, and the check names the one left ----
+# (before, copying the stable softmax of section 4 into attention_buggy fixed everything; the scale slip is
+# sqrt(Q.shape[0]) = sqrt(T_q) where sqrt(d_k) belongs, silent whenever T_q == d_k)
+
+def _slips(scale_by_T_q, global_max):
+    def attention(Q, K, V):
+        S = Q @ K.T / np.sqrt(Q.shape[0] if scale_by_T_q else K.shape[-1])
+        E = np.exp(S - (S.max() if global_max else S.max(axis=-1, keepdims=True)))
+        return E / E.sum(axis=-1, keepdims=True) @ V
+    return attention
+
+
+def query_width_scale(Q, K, V):                             # d_k read from Q's last axis: just as right
+    S = Q @ K.T / np.sqrt(Q.shape[1])
+    E = np.exp(S - S.max(axis=1)[:, None])
+    return (E / E.sum(axis=1)[:, None]) @ V
+
+
+def scale_by_T_kv(Q, K, V):
+    S = Q @ K.T / np.sqrt(K.shape[0])
+    E = np.exp(S - S.max(axis=-1, keepdims=True))
+    return E / E.sum(axis=-1, keepdims=True) @ V
+
+
+test_bug_hunt_two_slips_accepts, test_bug_hunt_two_slips_named = check_table(
+    check_row_max_fix, [query_width_scale, _slips(False, False)], {
+        "both slips kept (the buggy code handed in)": (_slips(True, True), ["两处错误都还在", "症状"]),
+        "only the max fixed": (_slips(True, False), ["缩放还有错", "T_q"]),
+        "only the scale fixed": (_slips(False, True), ["缩放已经对了", "整个分数矩阵的最大值"]),
+        "scale by sqrt(T_kv)": (scale_by_T_kv, "键的个数 T_kv"),
+    })
+
+
+def test_the_named_slip_never_gives_the_fix_code(capsys):
+    for fn in (_slips(True, True), _slips(True, False), _slips(False, True)):
+        with np.errstate(all="ignore"):
+            check_row_max_fix(fn)
+    out = capsys.readouterr().out
+    assert "keepdims" not in out and "axis=-1" not in out and "shape[-1]" not in out, out

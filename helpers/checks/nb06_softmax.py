@@ -1,5 +1,6 @@
 """Self-checks for 2.6 (softmax as normalisation): "is this an attention matrix?", the
-bug hunt (attention that subtracted the global max instead of each row's max), a masked softmax
+bug hunt (attention with two slips: the global max instead of each row's max, and a scale by the square root
+of the number of queries instead of d_k), a masked softmax
 whose fully masked rows give zero weights (transfer), and a stable log-softmax."""
 
 from __future__ import annotations
@@ -83,10 +84,13 @@ def _attention_ref(Q, K, V):
     return H.softmax(S, axis=-1) @ np.asarray(V)
 
 
-def _rm_wrong(kind):
+def _rm_wrong(kind, scale="d_k"):
+    """A wrong fix of the bug hunt: ``kind`` names the max subtracted, ``scale`` the number whose root divides."""
     def wrong(Q, K, V):
         Q, K, V = (np.asarray(a, dtype=float) for a in (Q, K, V))
-        S = Q @ K.T / (1.0 if kind == "no scale" else np.sqrt(K.shape[-1]))
+        root = {"d_k": np.sqrt(K.shape[-1]), "T_q": np.sqrt(Q.shape[0]), "T_kv": np.sqrt(K.shape[0]),
+                "d_k plain": K.shape[-1], "none": 1.0}[scale]
+        S = Q @ K.T / root
         with np.errstate(all="ignore"):
             m = {"global": S.max(), "column": S.max(axis=0, keepdims=True), "none": 0.0}.get(kind, S.max(axis=-1, keepdims=True))
             E = np.exp(S - m)
@@ -94,20 +98,34 @@ def _rm_wrong(kind):
     return wrong
 
 
+# The bug hunt has two independent slips: the global max (a quiet row becomes 0/0 next to a loud one) and a
+# scale by the square root of the number of queries, Q.shape[0], instead of d_k (silent whenever T_q = d_k).
 _RM_WRONG = [
-    Wrong("bug 还在：减去的是整个分数矩阵的最大值。每一行要减去它自己的最大值（per-row max）。", _rm_wrong("global")),
+    Wrong("两处错误都还在：你的结果和 bug 版本的一样。回到症状单元格：一处错误在普通输入上就让结果和 helpers 不同，"
+          "另一处只在有一个很“响”的查询时让其他行变成 NaN。逐行问自己，这一步用的是哪个轴、哪个尺寸？",
+          _rm_wrong("global", "T_q")),
+    Wrong("缩放已经对了，但另一处 bug 还在：减去的是整个分数矩阵的最大值。每一行要减去它自己的最大值（per-row max）。",
+          _rm_wrong("global")),
+    Wrong("减最大值的那一处修好了，但缩放还有错：除以的是查询个数 T_q（Q 的第一个轴）的平方根。"
+          "缩放用的是查询和键向量的宽度 d_k（最后一个轴）；只在 T_q 恰好等于 d_k 时，这个错才看不出来。",
+          _rm_wrong("row", "T_q")),
+    Wrong("缩放除以的是键的个数 T_kv（K 的第一个轴）的平方根：应是查询和键向量的宽度 d_k（最后一个轴）的平方根。",
+          _rm_wrong("row", "T_kv")),
+    Wrong("缩放除以的是 d_k 本身：应除以 d_k 的平方根。", _rm_wrong("row", "d_k plain")),
     Wrong("减去的是每一列的最大值：同一行的分数被减去了不同的数，softmax 就变了。每一行要减去它自己那一行的最大值。",
           _rm_wrong("column")),
     Wrong("取指数之前没有减去最大值：很“响”的那个查询的分数会让 exp 溢出。", _rm_wrong("none")),
-    Wrong("分数没有除以 √d_k：修 bug 时其他几行要保持原样。", _rm_wrong("no scale")),
+    Wrong("分数没有除以 √d_k：打分之后要缩放。", _rm_wrong("row", "none")),
 ]
 
 
 def check_row_max_fix(fn) -> CheckResult:
     """Check a fixed attention ``fn(Q, K, V) -> output`` of shape (T_q, d_v) from the 2.6 bug hunt.
 
-    Cases include a batch of queries whose score rows lie far apart, so that subtracting the
-    maximum of the whole score matrix (instead of each row's maximum) underflows a row to 0/0.
+    The buggy version has two independent slips, and the known wrong answers name whichever is left:
+    subtracting the maximum of the whole score matrix (instead of each row's maximum) underflows a quiet
+    row to 0/0 next to a loud one (cases 2 and 3); dividing by the square root of T_q = Q.shape[0] instead
+    of d_k shows wherever T_q != d_k (every case).
     """
     rng = np.random.default_rng(20260207)
     Q1, K1, V1 = rng.normal(size=(4, 3)), rng.normal(size=(5, 3)), rng.normal(size=(5, 2))
@@ -118,15 +136,15 @@ def check_row_max_fix(fn) -> CheckResult:
     Q3 = np.vstack([60.0 * K3[2], rng.normal(size=8)]).astype(np.float32)
     V3 = rng.normal(size=(6, 2)).astype(np.float32)
     cases = [
-        Case("普通的小输入（T_q=4, T_kv=5, d_v=2）", (Q1, K1, V1), _attention_ref(Q1, K1, V1),
-             "先确认缩放用的是 sqrt(d_k)，softmax 沿每一行（最后一个轴）。"),
+        Case("普通的小输入（T_q=4, T_kv=5, d_k=3, d_v=2）", (Q1, K1, V1), _attention_ref(Q1, K1, V1),
+             "先确认缩放用的是哪个尺寸，softmax 沿每一行（最后一个轴）。"),
         Case("一个很“响”的查询和两个安静的查询", (Q2, K2, V2), _attention_ref(Q2, K2, V2),
              "有一行的分数都比另一行的最大值低几百：减去的最大值应该是谁的最大值？"),
         Case("float32，两行分数相距很远", (Q3, K3, V3), _attention_ref(Q3, K3, V3),
              "float32 的 exp 在指数低于约 -100 时就下溢为 0；每一行都要有一个指数恰好为 0 的项。"),
     ]
     return run_diagnosed("check_row_max_fix", fn, cases, wrong=_RM_WRONG, numpy_only=True, atol=1e-5, rtol=1e-4,
-                     general_hint="比较 bug 版本与 2.6 第 4 节的稳定 softmax，逐行看差在哪里。")
+                         general_hint="bug 版本里有两处互不相关的错误：逐行问自己，这一步用的是哪个轴、哪个尺寸？")
 
 
 def _masked_softmax_ref(scores, allowed):
