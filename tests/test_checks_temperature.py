@@ -1,8 +1,9 @@
-"""The 2.2 transfer check (check_temperature_gradient) accepts correct variants and rejects the classic wrong answers."""
+"""2.2's derivative checks: the (graded) transfer check_temperature_gradient accepts correct variants and rejects the
+classic wrong answers; it and exercise 2's check_output_key_jacobian reject a finite difference and name it."""
 
 import numpy as np
 
-from helpers.checks import check_temperature_gradient
+from helpers.checks import check_output_key_jacobian, check_temperature_gradient
 from check_verdicts import check_table, fails as _fails
 
 
@@ -176,3 +177,63 @@ def test_difference_hints_show_no_answer_code(capsys):
         out = capsys.readouterr().out
         for code in ("np.", "diag", "outer", "V.T", "@", "sum("):
             assert code not in out, (code, out)
+
+
+# ---- exercise 2 (d output / d k_j, numpy only) : the same for a finite difference in the key -----------------------
+
+def _key_difference(kind, h):
+    def dkey(q, K, V, tau, j):
+        cols = []
+        for b in range(K.shape[1]):
+            Kp = K.copy()
+            Kp[j, b] += h
+            if kind == "central":
+                Km = K.copy()
+                Km[j, b] -= h
+                cols.append((_soft(q, Kp, V, tau) - _soft(q, Km, V, tau)) / (2 * h))
+            else:
+                cols.append((_soft(q, Kp, V, tau) - _soft(q, K, V, tau)) / h)
+        return np.stack(cols, axis=-1)
+    return dkey
+
+
+def dkey_ok(q, K, V, tau, j):
+    s = K @ q / tau
+    a = np.exp(s - s.max())
+    a /= a.sum()
+    return a[j] * np.outer(V[j] - a @ V, q) / tau
+
+
+def dkey_einsum(q, K, V, tau, j):
+    s = np.einsum("nd,d->n", K, q) / tau
+    a = np.exp(s - s.max())
+    a /= a.sum()
+    return np.einsum("v,d->vd", a[j] * (V[j] - np.einsum("n,nv->v", a, V)), q / tau)
+
+
+def dkey_loops(q, K, V, tau, j):
+    s = [sum(K[i, b] * q[b] for b in range(len(q))) / tau for i in range(len(K))]
+    e = [np.exp(s_i - max(s)) for s_i in s]
+    a = [e_i / sum(e) for e_i in e]
+    J = np.zeros((V.shape[1], len(q)), dtype=np.result_type(q, K, V))
+    for r in range(V.shape[1]):
+        out_r = sum(a[i] * V[i, r] for i in range(len(a)))
+        for c in range(len(q)):
+            J[r, c] = a[j] * (V[j, r] - out_r) * q[c] / tau
+    return J
+
+
+def _f32_key(fn):
+    return lambda q, K, V, tau, j: fn(*(np.asarray(x).astype(np.float32) for x in (q, K, V)), tau, j)
+
+
+test_key_analytic_variants_accepted, test_key_finite_differences_rejected = check_table(
+    check_output_key_jacobian,
+    {"outer product": dkey_ok, "einsum": dkey_einsum, "loops": dkey_loops, "float32 throughout": _f32_key(dkey_ok),
+     "float32 loops": _f32_key(dkey_loops), "float64 work, float32 result": lambda *a: dkey_ok(*a).astype(np.float32)},
+    {**{f"{kind} h={h:g}": (_key_difference(kind, h), ["数值差分", "解析导数"])
+        for kind in ("central", "forward") for h in (1e-3, 1e-4, 1e-5, 1e-6, 1e-7)},
+     "central, float64 work, input dtype kept": (
+         lambda q, K, V, tau, j: _key_difference("central", 1e-6)(*(np.asarray(x, dtype=float) for x in (q, K, V)), tau, j)
+         .astype(np.result_type(q, K, V)), ["数值差分", "解析导数"])},
+    min_cases=6)

@@ -86,7 +86,7 @@ _DTAU_DIFFERENCE_OR_F32 = ("差别只在 float32 的精度量级。两种可能�
                            "float64——要么全程用 float64，要么让结果保持 float32（检查会按 float32 的精度比较）。")
 
 
-def _dtau_near_miss(fn, case: Case) -> bool:
+def _near_miss(fn, case: Case) -> bool:
     """Did ``fn`` land within ``_NEAR_RTOL`` (of the largest expected magnitude) on ``case`` without passing it?
     Runs ``fn`` once more on copies, silenced; never raises."""
     try:
@@ -102,7 +102,8 @@ def _dtau_near_miss(fn, case: Case) -> bool:
         return False
 
 
-def _name_a_difference(fn, cases, result: CheckResult, printed: str) -> tuple[CheckResult, str]:
+def _name_a_difference(fn, cases, result: CheckResult, printed: str,
+                       hint_difference: str = _DTAU_DIFFERENCE) -> tuple[CheckResult, str]:
     """Replace the hint of a near miss (a value mismatch close to the answer, no known wrong formula named) by the
     one that names a finite difference (or, at float32 precision, a finite difference or a float32 slip)."""
     k = result.n_passed
@@ -112,9 +113,9 @@ def _name_a_difference(fn, cases, result: CheckResult, printed: str) -> tuple[Ch
     head, hint = msg.split(_HINT_SEP, 1)
     if hint != cases[k].hint and not hint.startswith(_MIXED_HINT_START):
         return result, printed        # a known wrong answer was named: keep it
-    if not _dtau_near_miss(fn, cases[k]):
+    if not _near_miss(fn, cases[k]):
         return result, printed
-    new_hint = _DTAU_DIFFERENCE_OR_F32 if MIXED_REASON in head else _DTAU_DIFFERENCE
+    new_hint = _DTAU_DIFFERENCE_OR_F32 if MIXED_REASON in head else hint_difference
     new = head + _HINT_SEP + new_hint
     return CheckResult(result.name, False, result.n_cases, result.n_passed, new), printed.replace(msg, new)
 
@@ -263,6 +264,11 @@ _KJ_WRONG = [
 ]
 
 
+_KEY_DIFFERENCE = ("你的结果接近正确答案，但不够准：这像是用数值差分（有限差分，把 k_j 的一个分量挪动 h 再相减）近似了导数，"
+                   "而不是解析导数。差分的误差随步长 h 变化，h 取多大都消不掉（大了截断误差大，小了舍入误差大）；"
+                   "这个练习要的是用链式法则写出的解析式。")
+
+
 @float_safe
 def check_output_key_jacobian(fn) -> CheckResult:
     """Check ``fn(q, K, V, temperature, j) -> J`` of shape (d_v, d_k): J[a, b] = d output_a / d K[j, b]."""
@@ -276,6 +282,9 @@ def check_output_key_jacobian(fn) -> CheckResult:
     c4 = (q4, K4, rng.normal(size=(4, 2)), 0.2, 3)
     c5 = tuple(a.astype(np.float32) if isinstance(a, np.ndarray) else a
                for a in (rng.normal(size=3), rng.normal(size=(4, 3)), rng.normal(size=(4, 5)), 1.5, 2))
+    # at tau = 1e12 the Jacobian is ~1e-13 while the output is ~1: a finite difference in k_j (any step up to ~0.1)
+    # is rounding error (~1e-16 / h) above rtol 1e-4; the formula is exact to rounding, in float32 too
+    c6 = (rng.normal(size=3), rng.normal(size=(4, 3)), rng.normal(size=(4, 2)), 1e12, 1)
     cases = [
         Case("4 个键，d_k=3，d_v=2，τ=1，对第 1 个键（从 0 数）", c1, _key_jac_ref(*c1),
              "链式法则：k_j 只通过第 j 个分数 s_j 影响输出；先求输出对 s_j 的导数，再乘以 s_j 对 k_j 的导数。"),
@@ -283,6 +292,17 @@ def check_output_key_jacobian(fn) -> CheckResult:
         Case("τ=2，对最后一个键", c3, _key_jac_ref(*c3), "结果形状是 (d_v, d_k)：行对应输出的分量，列对应键的分量。"),
         Case("这个键几乎拿走全部权重", c4, _key_jac_ref(*c4),
              "输出几乎就是这个键的值时，v_j − output 接近 0：导数也应接近 0。"),
-        Case("float32 输入", c5, _key_jac_ref(*c5), "float32 输入按 float32 的精度比较。"),
+        Case("float32 输入", c5, _key_jac_ref(*c5),
+             "float32 输入按 float32 的精度比较。前面的 float64 用例都通过了，只有这里不对：这像是数值差分（有限差分）"
+             "而不是解析导数——在 float32 里 f(k_j + h) − f(k_j − h) 几乎全是舍入误差。这个练习要的是用链式法则写出的解析式。"),
+        Case("极高的温度 1e12（权重完全均匀，输出随键变化极慢）", c6, _key_jac_ref(*c6),
+             "前面的用例都通过了，只有这里不对：这像是数值差分（有限差分）而不是解析导数——这里输出随 k_j 变化极慢，"
+             "f(k_j + h) − f(k_j − h) 几乎全是舍入误差，步长取多大都不行。这个练习要的是用链式法则写出的解析式。", atol=0.0),
     ]
-    return run_diagnosed("check_output_key_jacobian", fn, cases, wrong=_KJ_WRONG, numpy_only=True, atol=1e-5, rtol=1e-4)
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf):
+        result = run_diagnosed("check_output_key_jacobian", fn, cases, wrong=_KJ_WRONG, numpy_only=True, atol=1e-5,
+                               rtol=1e-4)
+    result, printed = _name_a_difference(fn, cases, result, buf.getvalue(), _KEY_DIFFERENCE)
+    print(printed, end="")
+    return result
