@@ -17,7 +17,11 @@ import pytest
 
 from helpers.lecture import DECKS, FIGURE_MIN, READING_CHARS_PER_MIN, VOTE_MIN, build_notebook, notebooks_dir
 from helpers.lecture.build import (_blocks, apply_kwargs, find_cell, plan_markdown, row_minutes, schedule_markdown,
-                                   skipped_numbers, slide_minutes, text_of)
+                                   skipped_numbers, slide_markdown, slide_minutes, text_of)
+from helpers.lecture.slides import Text
+from helpers.ui.prediction_keys import KEYS, NumberKey
+from test_blind_predictions import (CLAUSE, MAX_SHARED, MIN_CLAUSE, MIN_OPTION,  # the notebooks' own measure
+                                    _question_and_options, longest_common_substring, norm)
 
 ROOT = Path(__file__).resolve().parents[1]
 GUIDE = ROOT / "docs" / "teaching" / "README.md"
@@ -251,3 +255,105 @@ def test_the_guide_names_each_slide_in_plain_text(key):
     # The guide's slide table read "\\text{Attention}(Q, K, V) = \\text…", "S = QK^\\top", "**第 1 步：投影。** X \\in …".
     table = schedule_markdown(DECKS[key], NB)
     assert not re.search(r"\\[A-Za-z]|\*\*|\$", table), [ln for ln in table.splitlines() if re.search(r"\\[A-Za-z]|\*\*|\$", ln)]
+
+
+# -- no slide gives a vote away (deck review 2): lecture 1's notation slide (skipped, but on the projector when a
+# teacher has time) said "QKᵀ is 2·T_q·T_kv·d_k flops" 36 slides before 2.4-q2 asks how many flops S = QKᵀ takes.
+
+_TEX_COMMAND = re.compile(r"\\(?:[A-Za-z]+|[,;:! ])")
+
+
+def _deck_norm(text: str) -> str:
+    """The notebooks' normalisation, after dropping TeX commands and product signs: '2\\,T_q T_{kv} d_k' and
+    '2·T_q·T_kv·d_k' both read '2tqtkvdk'."""
+    return norm(re.sub(r"[·×√]", "", _TEX_COMMAND.sub("", text)))
+
+
+def _vote(slide) -> tuple[str, str, list[str] | None]:
+    cell = find_cell(*slide.code, NB)
+    qid = re.search(r"""["'](2\.\d+-q\d+)["']""", cell.source).group(1)
+    question, options = _question_and_options({"source": cell.source, "cell_type": "code", "metadata": {}})
+    return qid, question, options
+
+
+def _number_forms(value: float) -> list[str]:
+    """How a slide would print the answer of a numeric vote; none for a one-digit answer (every slide has digits)."""
+    text = f"{value:g}"
+    return [text] if len(text.replace("-", "").replace(".", "")) >= 2 else []
+
+
+def vote_giveaways(qid: str, question: str, options: list[str] | None, shown: list[tuple[str, str, str]]) -> list[str]:
+    """Where ``shown`` ((where, notebook, text): what the class has seen when it votes) states the answer of ``qid``:
+    a clause of its explanation, a long stretch of it, the key's option text, or a numeric key's value.
+
+    The key's option text counts from ``MIN_OPTION`` characters on slides of the vote's own notebook (as in the
+    notebooks' test), from twice that elsewhere: a short phrase of another section ('it 自己' in 2.1-q2's
+    explanation, before 2.3-q2) is a coincidence, not an answer."""
+    key = KEYS[qid]
+    own = f"02-{int(qid.split('-')[0].split('.')[1]):02d}"
+    explanation = _deck_norm(key.explanation)
+    clauses = [_deck_norm(c) for c in CLAUSE.findall(key.explanation) if len(_deck_norm(c)) >= MIN_CLAUSE]
+    parts = []
+    if options is not None:
+        option = options[key.answer]
+        parts = [_deck_norm(x) for x in [option, *re.split(r"[：:]", option)]]
+        parts = [x for x in parts if len(x) >= MIN_OPTION and x not in _deck_norm(question)]
+    numbers = _number_forms(key.answer) if isinstance(key, NumberKey) else []
+    found = []
+    for where, nb, raw in shown:
+        text = _deck_norm(raw)
+        found += [f"{where} states a clause of {qid}'s explanation: {c!r}" for c in clauses if c in text]
+        shared = longest_common_substring(explanation, text)
+        if shared > MAX_SHARED:
+            found.append(f"{where} shares {shared} characters in a row with {qid}'s explanation")
+        found += [f"{where} states {qid}'s key {p!r}" for p in parts
+                  if p in text and (nb == own or len(p) >= 2 * MIN_OPTION)]
+        found += [f"{where} prints {qid}'s answer {n}" for n in numbers
+                  if re.search(rf"(?<![\d.]){re.escape(n)}(?![\d]|\.\d)", raw)]
+    return found
+
+
+def _notebook_of(slide) -> str | None:
+    return slide.code[0] if slide.code else (slide.texts[0].nb if slide.texts else None)
+
+
+def deck_giveaways(deck) -> list[str]:
+    """Every vote of ``deck`` against all the deck shows before it (skipped slides too): the earlier slides' text,
+    the earlier votes with their revealed explanations, and the vote slide's own caption."""
+    found, shown = [], []
+    for number, slide in enumerate(deck.slides, start=2):
+        md, nb = slide_markdown(slide, NB), _notebook_of(slide)
+        if slide.kind == "vote":
+            qid, question, options = _vote(slide)
+            found += [f"deck {deck.key} slide {number} ({qid}): {f}"
+                      for f in vote_giveaways(qid, question, options, shown + [("its own caption", nb, md)])]
+            md += "\n\n" + question + "\n\n" + "\n".join(options or []) + "\n\n" + KEYS[qid].explanation
+        shown.append((f"slide {number}{' (skipped)' if slide.skip else ''}", nb, md))
+    return found
+
+
+@pytest.mark.parametrize("key", list(DECKS))
+def test_no_slide_before_a_vote_gives_its_answer(key):
+    found = deck_giveaways(DECKS[key])
+    assert not found, "\n".join(found)
+
+
+def test_the_giveaway_check_catches_the_notation_slide_it_was_written_for():
+    # 02-00's notation block with the flops bullet, shown before 2.4-q2: the check must see it (and see nothing
+    # in a slide that only asks the question).
+    qid, question, options = _vote(next(s for s in DECKS["1"].slides if s.kind == "vote"
+                                        and find_cell(*s.code, NB).source.count('"2.4-q2"')))
+    notation = text_of(Text("02-00", "5f19e914", (1, 3)), NB)
+    assert any("explanation" in f for f in vote_giveaways(qid, question, options, [("notation", "02-00", notation)]))
+    assert vote_giveaways(qid, question, options, [("caption", "02-04", "### 先预测（2）")]) == []
+    assert vote_giveaways(qid, question, options, [("a print", "02-04", "S 一共 168 flops")])
+    assert not vote_giveaways(qid, question, options, [("other numbers", "02-04", "1168、16.8 与 168.5")])
+    q3, question3, options3 = _vote(next(s for s in DECKS["1"].slides if s.kind == "vote"
+                                         and find_cell(*s.code, NB).source.count('"2.6-q1"')))
+    said = "不报错、形状相同，但每一行的和不再是 1"
+    assert vote_giveaways(q3, question3, options3, [("a caption", "02-06", said)])
+    assert vote_giveaways(q3, question3, options3, [("another section", "02-05", said)])  # long: counts anywhere
+    q4, question4, options4 = _vote(next(s for s in DECKS["2"].slides if s.kind == "vote"
+                                         and find_cell(*s.code, NB).source.count('"2.11-q1"')))
+    assert vote_giveaways(q4, question4, options4, [("a caption", "02-11", "两种方案一样多")])
+    assert not vote_giveaways(q4, question4, options4, [("another section", "02-09", "两种方案一样多")])
