@@ -144,11 +144,13 @@ LECTURE_2 = Deck("2", "第二讲：完整公式、手算例子与因果掩码（
         vote("02-10", "910f3673", ("740dcf6b", 1, 2)),
         live("02-10", "1e1ab526", ("d0ddd346", 1), setup=_CAUSAL_SETUP, kwargs={"t": 1}, demo=3),
     ), page="02-10"),
-    Row("2.11", "多头、位置编码、Transformer 块的预告", 16, "演示视图", (
+    Row("2.11", "多头、位置编码、Transformer 块的预告", 17, "演示视图", (
         title("02-11", "16f8be3c"),
-        text("02-11", ("d5b15967", 1, 2, 3, 4)),  # ends on its formula, not on a colon
-        figure("02-11", "2edb7ecb", "ef44fdb6"),
+        text("02-11", "d5b15967"),  # one head's own projection
+        # The vote before the stacked W_Q (d_model x h*d_head): with d_head = d_model/h that slide shows the answer.
         vote("02-11", "42be827c", "a8cd538e"),
+        text("02-11", "27855226"),  # all heads in one product, then split_heads
+        figure("02-11", "2edb7ecb", "ef44fdb6"),
         text("02-11", "2623d4a0"),
         vote("02-11", "2c55281d", "fa64f259"),
         text("02-11", ("b8418f18", 1, 7), skip=True),  # where LayerNorm goes (block 2 stops on a colon; 1-3 overflow 720p)
@@ -160,8 +162,8 @@ LECTURE_2 = Deck("2", "第二讲：完整公式、手算例子与因果掩码（
         text("02-12", ("20cb9b1c", 1, 2)),
         text("02-12", "346d540b", skip=True),
     ), page="02-12"),
-    Row("收尾", "讨论题一道（从 2.9 或 2.10 的指南页里选）", 8, "—", (
-        activity("讨论", "从 2.9 或 2.10 的指南页里选一道讨论题：先两人一组讨论 3 分钟，再请两组分享。", 8),
+    Row("收尾", "讨论题一道（从 2.9 或 2.10 的指南页里选）", 7, "—", (
+        activity("讨论", "从 2.9 或 2.10 的指南页里选一道讨论题：先两人一组讨论 3 分钟，再请两组分享。", 7),
     )),
 ))
 
