@@ -190,6 +190,6 @@ def test_a_function_that_ignores_its_arguments_is_told_so(check_name, fn, capsys
 
 def test_a_diagnosed_check_keeps_the_ignored_arguments_hint(capsys):
     # run_diagnosed does not replace it with a known wrong answer's hint
-    from helpers.checks import check_key_padding_attention
-    out = fails(capsys, check_key_padding_attention(lambda Q, K, V, kv: np.full((5, 4), 0.5)))
+    from helpers.checks import check_padded_attention_weights
+    out = fails(capsys, check_padded_attention_weights(lambda Q, K, lengths: np.full((4, 4, 4), 0.25)))
     assert "全局变量" in out, out

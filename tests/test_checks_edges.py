@@ -254,8 +254,8 @@ USES_A_FORBIDDEN_HELPER = {
     "check_row_max_fix": lambda Q, K, V: H.scaled_dot_product_attention(Q, K, V).output,
     "check_batched_cross_attention": lambda Xq, Xkv, Wq, Wk, Wv: np.stack([
         H.scaled_dot_product_attention(xq @ Wq, xkv @ Wk, xkv @ Wv).output for xq, xkv in zip(Xq, Xkv)]),
-    "check_key_padding_attention": lambda Q, K, V, valid: H.scaled_dot_product_attention(
-        Q, K, V, mask=np.broadcast_to(np.asarray(valid, bool), (len(Q), len(valid)))).output,
+    "check_padded_attention_weights": lambda Q, K, lengths: H.scaled_dot_product_attention(
+        Q, K, K, mask=np.arange(K.shape[1])[None, None, :] < np.asarray(lengths)[:, None, None]).weights,
     # 2.8: 不调用 helpers 里的注意力函数
     "check_worked_example_row": _book_row2,
 }

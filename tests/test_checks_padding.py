@@ -1,9 +1,16 @@
-"""The 2.7 transfer check: attention with a key-padding mask."""
+"""The 2.7 transfer check: the full (B, T, T) attention weights of a padded batch, one length per sentence.
+
+The exercise replaced "attention with a key-padding mask" (fresh-eyes review): its answer could be had by
+deleting the padded keys. Here the weights keep the shape (B, T, T) with exactly zero padded columns, and
+the sentences have different lengths, so deletion alone gives the wrong shape (and the check says so).
+"""
 
 import numpy as np
+import pytest
 
-from helpers.checks import check_key_padding_attention
-from check_verdicts import check_table
+import helpers as H
+from helpers.checks import check_padded_attention_weights
+from check_verdicts import check_table, fails
 
 
 def _softmax(S):
@@ -11,63 +18,186 @@ def _softmax(S):
     return E / E.sum(axis=-1, keepdims=True)
 
 
-def _padded(Q, K, V, valid):
-    S = np.where(valid[None, :], Q @ K.T / np.sqrt(K.shape[1]), -np.inf)
-    return _softmax(S) @ V
+def _real(lengths, T):
+    return np.arange(T)[None, :] < np.asarray(lengths)[:, None]
 
 
-def _without_padding(Q, K, V, v):
-    return _softmax(Q @ K[v].T / np.sqrt(K.shape[1])) @ V[v]
+def _scores(Q, K):
+    return Q @ np.swapaxes(K, -1, -2) / np.sqrt(K.shape[-1])
 
 
-def big_negative(Q, K, V, valid):                # a finite -1e9 is fine while some key is valid
-    S = Q @ K.T / np.sqrt(K.shape[1]) + np.where(valid, 0.0, -1e9)
-    return _softmax(S) @ V
+def minus_inf_where(Q, K, lengths):
+    return _softmax(np.where(_real(lengths, K.shape[1])[:, None, :], _scores(Q, K), -np.inf))
 
 
-def ignore_mask(Q, K, V, valid):
-    return _softmax(Q @ K.T / np.sqrt(K.shape[1])) @ V
+def additive_minus_1e9_einsum(Q, K, lengths):     # a large finite negative number is fine: exp gives exactly 0
+    S = np.einsum("bid,bjd->bij", Q, K) / np.sqrt(K.shape[-1])
+    return _softmax(S + np.where(_real(lengths, K.shape[1]), 0.0, -1e9)[:, None, :])
 
 
-def mask_after_softmax(Q, K, V, valid):
-    return (_softmax(Q @ K.T / np.sqrt(K.shape[1])) * valid) @ V
+def additive_minus_inf(Q, K, lengths):
+    return _softmax(_scores(Q, K) + np.where(_real(lengths, K.shape[1]), 0.0, -np.inf)[:, None, :])
 
 
-def mask_on_queries(Q, K, V, valid):
-    S = Q @ K.T / np.sqrt(K.shape[1])
-    A = _softmax(S)
-    return A @ V * valid[: len(Q), None] if len(Q) == len(valid) else A @ V
+def loop_deleting_then_zero_filled(Q, K, lengths):   # delete per sentence, then put the columns back as zeros
+    B, T, d_k = K.shape
+    A = np.zeros((B, T, T))
+    for b in range(B):
+        n = int(lengths[b])
+        A[b, :, :n] = _softmax(Q[b] @ K[b, :n].T / np.sqrt(d_k))
+    return A
 
 
-def mask_after_softmax_renormalised(Q, K, V, valid):   # exact in real numbers, not in floats
+def loop_over_every_row(Q, K, lengths):
+    B, T, d_k = K.shape
+    A = np.zeros((B, T, T))
+    for b in range(B):
+        for i in range(T):
+            s = np.array([Q[b, i] @ K[b, j] / np.sqrt(d_k) if j < lengths[b] else -np.inf for j in range(T)])
+            e = np.exp(s - s.max())
+            A[b, i] = e / e.sum()
+    return A
+
+
+def float32_throughout(Q, K, lengths):
+    Q, K = np.asarray(Q, np.float32), np.asarray(K, np.float32)
+    S = Q @ np.swapaxes(K, -1, -2) / np.float32(np.sqrt(K.shape[-1]))
+    return _softmax(np.where(_real(lengths, K.shape[1])[:, None, :], S, np.float32(-np.inf)))
+
+
+OK = [minus_inf_where, additive_minus_1e9_einsum, additive_minus_inf, loop_deleting_then_zero_filled,
+      loop_over_every_row, float32_throughout]
+
+
+def deleted_padded_keys(Q, K, lengths):           # the old exercise's shortcut: a list of (T, lengths[b]) arrays
+    return [_softmax(Q[b] @ K[b, :n].T / np.sqrt(K.shape[-1])) for b, n in enumerate(lengths)]
+
+
+def deleted_and_stacked(Q, K, lengths):
+    return np.stack(deleted_padded_keys(Q, K, lengths))
+
+
+def mask_after_softmax(Q, K, lengths):
+    return _softmax(_scores(Q, K)) * _real(lengths, K.shape[1])[:, None, :]
+
+
+def mask_after_softmax_renormalised(Q, K, lengths):   # exact in real numbers, not with large padding
     with np.errstate(invalid="ignore"):
-        A = _softmax(Q @ K.T / np.sqrt(K.shape[1])) * valid
-        return A / A.sum(axis=-1, keepdims=True) @ V
+        A = mask_after_softmax(Q, K, lengths)
+        return A / A.sum(axis=-1, keepdims=True)
 
 
-def additive_01(Q, K, V, valid):                 # a float 0/1 mask *added* to the scores
-    return _softmax(Q @ K.T / np.sqrt(K.shape[1]) + valid.astype(float)) @ V
+def mask_on_rows(Q, K, lengths):
+    with np.errstate(invalid="ignore"):
+        return _softmax(np.where(_real(lengths, K.shape[1])[:, :, None], _scores(Q, K), -np.inf))
 
 
-def off_by_one(Q, K, V, valid):
-    return _padded(Q, K, V, np.roll(valid, 1))
+def rows_zeroed_after_softmax(Q, K, lengths):
+    return _softmax(_scores(Q, K)) * _real(lengths, K.shape[1])[:, :, None]
 
 
-def no_scale(Q, K, V, valid):
-    return _softmax(np.where(valid, Q @ K.T, -np.inf)) @ V
+def columns_and_rows(Q, K, lengths):              # the padded queries zeroed too: their rows must sum to 1
+    return minus_inf_where(Q, K, lengths) * _real(lengths, K.shape[1])[:, :, None]
 
 
-def scale_by_d_v(Q, K, V, valid):
-    return _softmax(np.where(valid, Q @ K.T / np.sqrt(V.shape[1]), -np.inf)) @ V
+def one_padded_key_kept(Q, K, lengths):
+    return minus_inf_where(Q, K, np.minimum(np.asarray(lengths) + 1, K.shape[1]))
 
 
-OK = [_padded, _without_padding, big_negative]
-WRONG = [ignore_mask, mask_after_softmax, mask_after_softmax_renormalised, mask_on_queries, additive_01, off_by_one,
-         no_scale, scale_by_d_v]
-test_correct_variants_pass, test_wrong_answers_fail = check_table(check_key_padding_attention, OK, WRONG)
+def one_real_key_dropped(Q, K, lengths):
+    real = np.arange(K.shape[1])[None, :] < np.asarray(lengths)[:, None] - 1
+    with np.errstate(invalid="ignore"):
+        return _softmax(np.where(real[:, None, :], _scores(Q, K), -np.inf))
 
 
-def test_wrong_answers_talk_about_padding(capsys):
-    for fn in WRONG:
-        check_key_padding_attention(fn)
-    assert "填充" in capsys.readouterr().out
+def broadcast_over_the_wrong_axis(Q, K, lengths):   # (B, T) aligned with (T_q, T_kv); raises unless B == T
+    return _softmax(_scores(Q, K) + np.where(_real(lengths, K.shape[1]), 0.0, -1e9))
+
+
+def damped_not_removed(Q, K, lengths):            # -100: tiny weights, not zeros
+    return _softmax(_scores(Q, K) + np.where(_real(lengths, K.shape[1]), 0.0, -100.0)[:, None, :])
+
+
+def within_tolerance_but_not_zero(Q, K, lengths):
+    A = minus_inf_where(Q, K, lengths)
+    return np.where(A == 0.0, 1e-30, A)
+
+
+def global_max(Q, K, lengths):
+    S = np.where(_real(lengths, K.shape[1])[:, None, :], _scores(Q, K), -np.inf)
+    with np.errstate(invalid="ignore"):
+        E = np.exp(S - S.max())
+        return E / E.sum(axis=-1, keepdims=True)
+
+
+def softmax_over_queries(Q, K, lengths):
+    S = np.where(_real(lengths, K.shape[1])[:, None, :], _scores(Q, K), -np.inf)
+    with np.errstate(invalid="ignore"):
+        E = np.exp(S - S.max(axis=1, keepdims=True))
+        return E / E.sum(axis=1, keepdims=True)
+
+
+def bare_transpose(Q, K, lengths):
+    return _softmax(np.where(_real(lengths, K.shape[1])[:, None, :], Q @ K.T / np.sqrt(K.shape[-1]), -np.inf))
+
+
+def no_scale(Q, K, lengths):
+    return _softmax(np.where(_real(lengths, K.shape[1])[:, None, :], Q @ np.swapaxes(K, -1, -2), -np.inf))
+
+
+def ignores_the_mask(Q, K, lengths):
+    return _softmax(_scores(Q, K))
+
+
+def uses_helpers(Q, K, lengths):
+    B, T = len(lengths), K.shape[1]
+    mask = np.broadcast_to(_real(lengths, T)[:, None, :], (B, T, T))
+    return H.scaled_dot_product_attention(Q, K, K, mask=mask).weights
+
+
+WRONG = {
+    "deleting padded keys": (deleted_padded_keys, ["删掉", "(B, T, T)"]),
+    "deleting, then stacking": (deleted_and_stacked, ["删掉", "形状"]),
+    "mask after softmax, no renormalising": (mask_after_softmax, ["清零之后每一行的和小于 1", "之前"]),
+    "mask after softmax, renormalised": (mask_after_softmax_renormalised, ["重新归一化", "0/0"]),
+    "mask on rows": (mask_on_rows, ["遮住的是行", "遮列"]),
+    "rows zeroed": (rows_zeroed_after_softmax, "遮住的是行"),
+    "padded queries zeroed too": (columns_and_rows, ["填充列遮对了", "和为 1"]),
+    "off by one: a padded key kept": (one_padded_key_kept, ["长度差了一", "多留了"]),
+    "off by one: a real key dropped": (one_real_key_dropped, ["长度差了一", "少留了"]),
+    "mask broadcast over the wrong axis": (broadcast_over_the_wrong_axis, ["广播轴不对", "查询轴"]),
+    "damped (-100), not removed": (damped_not_removed, ["恰好为 0", "不够负"]),
+    "1e-30 instead of 0": (within_tolerance_but_not_zero, "恰好为 0"),
+    "max of the whole batch": (global_max, "整个批量的最大值"),
+    "softmax over the queries": (softmax_over_queries, "查询轴"),
+    "bare .T on 3-d keys": (bare_transpose, "所有轴倒过来"),
+    "no scale": (no_scale, "√d_k"),
+    "no mask": (ignores_the_mask, "没有被排除"),
+    "helpers (the prompt says numpy only)": (uses_helpers, "只用 numpy"),
+}
+test_correct_variants_pass, test_wrong_answers_are_named = check_table(check_padded_attention_weights, OK, WRONG,
+                                                                       min_cases=5)
+
+
+@pytest.mark.parametrize("fn", [fn for fn, _ in WRONG.values()], ids=list(WRONG))
+def test_no_feedback_shows_a_traceback_or_the_answer_code(fn, capsys):
+    with np.errstate(all="ignore"):
+        out = fails(capsys, check_padded_attention_weights(fn))
+    assert "Traceback" not in out
+    for code in ("np.where", "[:, None, :]", "keepdims", "-np.inf", "swapaxes"):
+        assert code not in out, (code, out)
+
+
+def test_only_the_first_case_judged_not_exact_is_named(capsys):
+    """A damped mask is within tolerance on case 1 yet not zero there: named at case 1, not at a later case."""
+    out = fails(capsys, check_padded_attention_weights(damped_not_removed))
+    assert "第 1/5 个用例" in out, out
+
+
+def test_what_the_learners_code_prints_still_shows(capsys):
+    def chatty(Q, K, lengths):
+        print("debug: lengths", list(lengths))
+        return damped_not_removed(Q, K, lengths)
+
+    out = fails(capsys, check_padded_attention_weights(chatty))
+    assert "debug: lengths" in out and "恰好为 0" in out, out
