@@ -15,8 +15,9 @@ import helpers as H
 import helpers.checks.diagnose as diagnose
 from helpers.checks import (check_batched_cross_attention, check_batched_scores, check_bilinear_scores,
                             check_cosine_matrix, check_cross_param_count, check_log_softmax, check_mix_without,
-                            check_output_key_jacobian, check_per_head_scaled_scores, check_recover_projection,
-                            check_soft_lookup_many, check_softmax_backward, check_split_packed_qkv)
+                            check_output_key_jacobian, check_padded_attention_weights, check_per_head_scaled_scores,
+                            check_recover_projection, check_row_max_fix, check_soft_lookup_many, check_softmax_backward,
+                            check_split_packed_qkv)
 
 
 def _sm(S, axis=-1):
@@ -260,30 +261,103 @@ test_per_head_scaled_scores_accepts, test_per_head_scaled_scores_rejects = check
                                            for i in range(h)]) / np.sqrt(Q.shape[1] // h), "只用 numpy")})
 
 
-# ---- 2.5: the softmax backward pass, row by row -------------------------------------------------------
+# ---- 2.5: the softmax backward pass for many rows, numpy only, no T x T matrix ---------------------------
 
 def backward_closed_form(A, G):
     return A * (G - np.sum(A * G, axis=-1, keepdims=True))
 
 
-def backward_jacobian_loop(A, G):
-    return np.array([(np.diag(a) - np.outer(a, a)) @ g for a, g in zip(A, G)])
+def backward_row_loop(A, G):
+    return np.array([a * (g - a @ g) for a, g in zip(A, G)])
+
+
+def backward_element_loop(A, G):
+    out = np.zeros_like(A)
+    for n in range(A.shape[0]):
+        inner = float(np.dot(A[n], G[n]))
+        for i in range(A.shape[1]):
+            out[n, i] = A[n, i] * (G[n, i] - inner)
+    return out
+
+
+def backward_python_lists(A, G):
+    out = []
+    for a, g in zip(A.tolist(), G.tolist()):
+        m = sum(x * y for x, y in zip(a, g))
+        out.append([x * (y - m) for x, y in zip(a, g)])
+    return out
 
 
 def backward_einsum(A, G):
+    return A * (G - np.einsum("nt,nt->n", A, G)[:, None])
+
+
+def backward_jacobian_loop(A, G):            # what copying 2.5's g @ J row by row gives: right values, T x T each
+    return np.array([g @ (np.diag(a) - np.outer(a, a)) for a, g in zip(A, G)])
+
+
+def backward_jacobian_einsum(A, G):
     J = np.einsum("ni,ij->nij", A, np.eye(A.shape[1])) - np.einsum("ni,nj->nij", A, A)
     return np.einsum("nij,nj->ni", J, G)
 
 
+def backward_identity_mask(A, G):            # no Jacobian, but a T x T identity (bool: 1 byte per entry)
+    I = np.eye(A.shape[1], dtype=bool)
+    return A * G - A * np.sum(A * G * I[0].any(), axis=-1, keepdims=True)
+
+
+TT = "不构造 T×T 的矩阵"
 test_softmax_backward_accepts, test_softmax_backward_rejects = check_table(
-    check_softmax_backward, [backward_closed_form, backward_jacobian_loop, backward_einsum, _f32(backward_closed_form)],
-    {"diagonal only": (lambda A, G: A * G, "只留下了雅可比矩阵的对角线"),
+    check_softmax_backward,
+    [backward_closed_form, backward_row_loop, backward_element_loop, backward_python_lists, backward_einsum,
+     _f32(backward_closed_form), _f32(backward_row_loop)],
+    {"jacobian per row": (backward_jacobian_loop, [TT, "数值都对了"]),
+     "jacobian einsum": (backward_jacobian_einsum, TT),
+     "T x T identity": (backward_identity_mask, TT),
+     "helpers": (lambda A, G: np.stack([g @ H.softmax_jacobian(a) for a, g in zip(A, G)]), "只用 numpy"),
+     "g * alpha, nothing subtracted": (lambda A, G: A * G, "少了减去的那一项"),
      "a(1-a) only": (lambda A, G: A * (1 - A) * G, "a_i(1 − a_i)"),
      "missing a": (lambda A, G: G - (A * G).sum(-1, keepdims=True), "少乘了一个 a"),
+     "a and g swapped": (lambda A, G: G * (A - (A * G).sum(-1, keepdims=True)), "位置对调了"),
      "plain mean": (lambda A, G: A * (G - G.mean(-1, keepdims=True)), "普通平均"),
      "sign": (lambda A, G: -backward_closed_form(A, G), "符号反了"),
+     "transposed outer product (a a^T is a number)": (
+         lambda A, G: np.array([g @ (np.diag(a) - a.T @ a) for a, g in zip(A, G)]), "外积和内积弄反了"),
      "axis 0": (lambda A, G: A * (G - (A * G).sum(0, keepdims=True)), "行与行之间"),
-     "1.04x": lambda A, G: 1.04 * backward_closed_form(A, G)})
+     "one sum for all rows": (lambda A, G: A * (G - (A * G).sum()), "加成了一个数"),
+     "keepdims forgotten": (lambda A, G: A * (G - np.sum(A * G, axis=-1)), ["ValueError", "保持一列"]),
+     "keepdims forgotten, square batch": (
+         lambda A, G: A * (G - np.sum(A * G, axis=-1)) if A.shape[0] == A.shape[1] else backward_closed_form(A, G),
+         "沿键的方向广播"),
+     "returns J itself": (lambda A, G: np.stack([np.diag(a) - np.outer(a, a) for a in A]), "雅可比矩阵本身"),
+     "1.04x": lambda A, G: 1.04 * backward_closed_form(A, G)},
+    min_cases=7)
+
+
+def test_softmax_backward_memory_rule_keeps_the_learners_prints_and_drops_the_pass_line(capsys):
+    def noisy_jacobian(A, G):
+        print("debug: T =", A.shape[1])
+        return backward_jacobian_loop(A, G)
+
+    result = check_softmax_backward(noisy_jacobian)
+    out = capsys.readouterr().out
+    assert not result and result.n_passed == result.n_cases - 1
+    assert out.startswith("debug: T =") and "debug: T = 1024" in out and "\u2705" not in out
+    assert out.count("\u274c") == 1 and TT in out and "Traceback" not in out
+
+
+def test_softmax_backward_memory_rule_survives_an_outer_tracemalloc(capsys):
+    import tracemalloc
+
+    tracemalloc.start()
+    try:
+        assert check_softmax_backward(backward_closed_form)
+        assert not check_softmax_backward(backward_jacobian_loop)
+        assert tracemalloc.is_tracing()           # the learner's own tracing is left on
+    finally:
+        tracemalloc.stop()
+    assert not tracemalloc.is_tracing()
+    assert TT in capsys.readouterr().out
 
 
 # ---- 2.6: a stable log-softmax ---------------------------------------------------------------------
@@ -378,7 +452,9 @@ test_cross_param_count_accepts, test_cross_param_count_rejects = check_table(
 NEW_CHECKS = [check_cosine_matrix, check_mix_without, check_soft_lookup_many, check_output_key_jacobian,
               check_split_packed_qkv, check_recover_projection, check_batched_scores, check_bilinear_scores,
               check_per_head_scaled_scores, check_softmax_backward, check_log_softmax, check_batched_cross_attention,
-              check_cross_param_count]
+              check_cross_param_count,
+              # fresh-eyes review: 2.7's transfer (padded batch, full-shaped weights) and 2.6's two-slip bug hunt
+              check_padded_attention_weights, check_row_max_fix]
 ODD_RETURNS = {"None": lambda *a: None, "string": lambda *a: "答案", "dict": lambda *a: {"x": 1},
                "NaN": lambda *a: float("nan"), "ragged list": lambda *a: [[1.0], [1.0, 2.0]], "object": lambda *a: object(),
                "raises": lambda *a: 1 / 0, "huge array": lambda *a: np.ones((50, 50, 50)), "generator": lambda *a: (x for x in a)}

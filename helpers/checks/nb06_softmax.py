@@ -119,6 +119,7 @@ _RM_WRONG = [
 ]
 
 
+@float_safe
 def check_row_max_fix(fn) -> CheckResult:
     """Check a fixed attention ``fn(Q, K, V) -> output`` of shape (T_q, d_v) from the 2.6 bug hunt.
 
@@ -135,6 +136,7 @@ def check_row_max_fix(fn) -> CheckResult:
     K3 = rng.normal(size=(6, 8)).astype(np.float32)
     Q3 = np.vstack([60.0 * K3[2], rng.normal(size=8)]).astype(np.float32)
     V3 = rng.normal(size=(6, 2)).astype(np.float32)
+    Q4, K4, V4 = rng.normal(size=(1, 6)), rng.normal(size=(7, 6)), rng.normal(size=(7, 3))
     cases = [
         Case("普通的小输入（T_q=4, T_kv=5, d_k=3, d_v=2）", (Q1, K1, V1), _attention_ref(Q1, K1, V1),
              "先确认缩放用的是哪个尺寸，softmax 沿每一行（最后一个轴）。"),
@@ -142,6 +144,8 @@ def check_row_max_fix(fn) -> CheckResult:
              "有一行的分数都比另一行的最大值低几百：减去的最大值应该是谁的最大值？"),
         Case("float32，两行分数相距很远", (Q3, K3, V3), _attention_ref(Q3, K3, V3),
              "float32 的 exp 在指数低于约 -100 时就下溢为 0；每一行都要有一个指数恰好为 0 的项。"),
+        Case("只有一个查询（T_q=1, T_kv=7, d_k=6）", (Q4, K4, V4), _attention_ref(Q4, K4, V4),
+             "一个查询时输出是 (1, d_v)；缩放用的尺寸与查询的个数无关。"),
     ]
     return run_diagnosed("check_row_max_fix", fn, cases, wrong=_RM_WRONG, numpy_only=True, atol=1e-5, rtol=1e-4,
                          general_hint="bug 版本里有两处互不相关的错误：逐行问自己，这一步用的是哪个轴、哪个尺寸？")
