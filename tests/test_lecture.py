@@ -357,3 +357,51 @@ def test_the_giveaway_check_catches_the_notation_slide_it_was_written_for():
                                          and find_cell(*s.code, NB).source.count('"2.11-q1"')))
     assert vote_giveaways(q4, question4, options4, [("a caption", "02-11", "两种方案一样多")])
     assert not vote_giveaways(q4, question4, options4, [("another section", "02-09", "两种方案一样多")])
+
+
+# -- no slide points at a notebook cell it does not show (deck review 1): 2.1 said "结论（数值见上一格的输出）" and
+# "下面两句话" (a code cell), 2.8 §7 "下一格从 … 打印", 2.10 "上面打印的行和" — on a slide there is no cell above or
+# below, no printed output (figure slides show images only) and no collapsed 选读.
+
+NOTEBOOK_POINTER = re.compile(r"上一格|下一格|这一格|揭晓格|揭晓的那一格|单元格|上表|下表|上面打印|下面打印|在下面选|折叠"
+                              r"|[见如]下文|[见如]上文|下面[用是两这那的]|上面[的那这第]")
+TEXT_ONLY_POINTER = re.compile(r"这张表|这张图|上图|下图")   # on a slide with no figure
+FIGURE_BELOW = re.compile(r"下面的[^，。；：\n]{0,8}图")       # a figure slide's caption naming the figure under it
+# Reported to the lead (cells of notebooks other engineers were editing, and explanations in prediction_keys.py):
+# (notebook or "key", cell id or question id) -> the pointers it still has.
+KNOWN_POINTERS = {("02-02", "688016f1"): {"下面用"}, ("02-05", "a3c3cdc2"): {"下面打印"}, ("02-09", "5f5dc5a3"): {"上面的"},
+                  ("02-12", "601c424a"): {"这张表"}, ("key", "2.5-q3"): {"揭晓格"}, ("key", "2.6-q2"): {"下一格", "见下文"},
+                  ("key", "2.7-q2"): {"揭晓格"}}
+
+
+def notebook_pointers(text: str, kind: str) -> list[str]:
+    """The phrases of ``text`` that point at notebook cells, on a slide of ``kind``."""
+    if kind == "figure":
+        text = FIGURE_BELOW.sub("", text)
+    found = NOTEBOOK_POINTER.findall(text)
+    if kind != "figure":
+        found += TEXT_ONLY_POINTER.findall(text)
+    return found
+
+
+def test_no_slide_points_at_a_cell_it_does_not_show():
+    found = []
+    for key, number, slide in SLIDES:
+        shown = [((t.nb, t.cell), text_of(t, NB)) for t in slide.texts]
+        if slide.kind == "vote":
+            qid = _vote(slide)[0]
+            shown.append((("key", qid), KEYS[qid].explanation))   # shown on the slide after the click
+        for where, text in shown:
+            for p in notebook_pointers(text, slide.kind):
+                if p not in KNOWN_POINTERS.get(where, ()):
+                    found.append(f"deck {key} slide {number}: {where[0]} {where[1]} says {p!r}")
+    assert not found, "\n".join(found)
+
+
+def test_the_pointer_check_catches_what_the_review_found():
+    for old in ("结论（数值见上一格的输出）：", "下面两句话只有最后一个词不同。", "提示：看一看上面第 1、2 行的分数 $S$。",
+                "下一格从 `helpers.book.errata_summary()` 打印", "见下面折叠的选读。", "（上面打印的行和）", "逐轴读出来（数值见上表）："):
+        assert notebook_pointers(old, "text"), old
+    assert notebook_pointers("读这张表时", "text") and not notebook_pointers("怎么读这张表：", "figure")
+    assert not notebook_pointers("每一轴的值也画在下面的柱状图里", "figure")
+    assert notebook_pointers("每一轴的值也画在下面的柱状图里", "text")
