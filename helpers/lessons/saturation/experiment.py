@@ -108,8 +108,10 @@ def sampled_saturation_rates(d_ks=(8, 32, 128, 512), inv_temp: float = 1.0, n_dr
     for i, d_k in enumerate(d_ks):
         raw, q_norm = draw_scores(rng, n_draws, T, d_k)
         spread[:, i] = q_norm / math.sqrt(d_k)
+        gap = raw - raw.max(axis=-1, keepdims=True)          # <= 0, and 0 at each draw's largest score
         for mode, factor in (("unscaled", inv_temp), ("scaled", inv_temp / math.sqrt(d_k))):
-            sat[mode][:, i] = softmax_of_checked(factor * raw).max(axis=-1) > SATURATED
+            # the largest weight of softmax(factor * raw) is 1 / sum_j exp(factor * gap_j): no need for the others
+            sat[mode][:, i] = np.exp(factor * gap).sum(axis=-1) < 1.0 / SATURATED
     out = {"d_ks": d_ks, "n_draws": n_draws, "inv_temp": inv_temp, "spread": spread, "saturated_scaled": sat["scaled"]}
     for mode in ("unscaled", "scaled"):
         p = sat[mode].mean(axis=0)

@@ -139,11 +139,12 @@ class SaturationFigure:
     def _style(self, Patch, Line2D) -> None:
         T = self.T
         self.ax_s.axhline(0, color="0.3", lw=0.8)
-        self.ax_s.set_title(r"scores fed to softmax (band: $\pm$ theory std)")
+        # titles at a given y = 1 (no tick labels above any axes): matplotlib skips measuring where to put them
+        self.ax_s.set_title(r"scores fed to softmax (band: $\pm$ theory std)", y=1.0)
         self.ax_s.set_ylabel("score")
         self.ax_w.axhline(1.0 / T, color="0.5", lw=1.0, ls=":")
         self.ax_w.set_ylim(0, 1.05)
-        self.ax_w.set_title("softmax weights")
+        self.ax_w.set_title("softmax weights", y=1.0)
         self.ax_w.set_ylabel("weight")
         for ax in (self.ax_s, self.ax_w):
             ax.set_xlim(0.5, T + 0.5)
@@ -159,11 +160,12 @@ class SaturationFigure:
                         bbox_to_anchor=(0.5, 1.0), handlelength=1.5, columnspacing=1.2)
         self.ax_c.set_xscale("log", base=2)
         self.ax_c.set_xlim(D_K_OPTIONS[0] * 0.8, D_K_OPTIONS[-1] * 1.25)
+        self.ax_c.set_xticks(D_K_OPTIONS[::2], labels=[str(d) for d in D_K_OPTIONS[::2]])  # d_k as numbers
         self.ax_c.set_ylim(0, 1.05)
         self.ax_c.set_xlabel(r"$d_k$")
         self.ax_c.set_ylabel("median over seeds")
-        self.ax_c.set_title(r"max weight (solid), $\|J\|_F$ (dashed)")
-        self.ax_j.set_title("Jacobian of the shown mode")
+        self.ax_c.set_title(r"max weight (solid), $\|J\|_F$ (dashed)", y=1.0)
+        self.ax_j.set_title("Jacobian of the shown mode", y=1.0)
         self.ax_j.set_xlabel("j")
         self.ax_j.set_ylabel("i")
         self.ax_j.set_xticks(np.arange(1, T + 1)[:: max(1, T // 4)])
@@ -370,25 +372,26 @@ def small_multiples(d_ks=(16, 64, 256, 1024), T: int = DEFAULT_T, seed: int = 0,
     Returns a pyplot figure (call ``plt.show()``).
     """
     import matplotlib.pyplot as plt
+    from matplotlib.collections import PolyCollection
 
     d_ks = check_d_ks_listed([check_d_k(d, D_MAX) for d in d_ks])
     draw = fixed_draw(seed, T)
     fig, axes = plt.subplots(2, len(d_ks), figsize=(min(9.0, 2.2 * len(d_ks)), 5.0), sharex=True, sharey=True,
                              squeeze=False)
-    x = np.arange(1, T + 1)
     for col, d_k in enumerate(d_ks):
         v = saturation_state(d_k, inv_temp, True, seed, T, draw=draw)
         for row, (mode, color) in enumerate(((v.unscaled, UNSCALED_COLOR), (v.scaled, SCALED_COLOR))):
             ax = axes[row, col]
-            ax.bar(x, mode.weights, color=color)
+            ax.add_collection(PolyCollection(bar_verts(mode.weights), facecolors=color, edgecolors="none"))  # T bars
             ax.axhline(1.0 / T, color="0.5", lw=1.0, ls=":")
-            ax.set_ylim(0, 1.05)
-            ax.set_title((f"$d_k$={d_k}\n" if row == 0 else "") + f"max {mode.max_weight:.2f}")
+            ax.set_title((f"$d_k$={d_k}\n" if row == 0 else "") + f"max {mode.max_weight:.2f}", y=1.0)
             if col == 0:
                 # the weights of the unscaled scores, and of the scores divided by sqrt(d_k)
                 ax.set_ylabel("weight of\n" + ("unscaled scores" if row == 0 else r"scores $/\sqrt{d_k}$"))
             if row == 1:
                 ax.set_xlabel("key j")
+    # shared axes, set once; few fixed ticks (matplotlib measures each tick label on every draw)
+    axes[0, 0].set(xlim=(0.5, T + 0.5), ylim=(0, 1.05), xticks=sorted({1, (T + 1) // 2, T}), yticks=[0.0, 0.5, 1.0])
     # fixed margins instead of tight_layout (which measures every tick label of the 2 x n grid: most of the
     # cost of this static figure); the notebook's inline backend crops to the drawn content anyway
     fig.subplots_adjust(left=0.13, right=0.98, bottom=0.1, top=0.86, wspace=0.12, hspace=0.4)
