@@ -1,5 +1,6 @@
 """Self-checks for 2.5 (scaling by sqrt(d_k)): Var(q . k), the score scale for other variances, per-head scaled
-scores, and the softmax backward pass for many rows.
+scores, and the softmax backward pass for many rows (numpy only, without building a T x T Jacobian: the check
+measures the peak memory on a long row with tracemalloc).
 
 The learner's ``score_scale(d_k, var_q, var_k)`` returns the factor c that makes ``Var(c * q . k) = 1`` when
 q and k have independent, zero-mean components with variances ``var_q`` and ``var_k``.
@@ -7,13 +8,17 @@ q and k have independent, zero-mean components with variances ``var_q`` and ``va
 
 from __future__ import annotations
 
+import contextlib
+import functools
+import io
 import math
+import tracemalloc
 
 import numpy as np
 
 import helpers as H
 
-from .core import Case, CheckResult, float_safe, lenient_softmax
+from .core import FAIL, Case, CheckResult, float_safe, lenient_softmax
 from .diagnose import Wrong, run_diagnosed
 
 __all__ = ["check_dot_variance", "check_score_scale", "check_per_head_scaled_scores", "check_softmax_backward"]
@@ -152,31 +157,88 @@ def check_per_head_scaled_scores(fn) -> CheckResult:
 
 
 def _softmax_backward_ref(A, G):
+    """Row n: J(a_n) g_n with the Jacobian itself (the definition), for the small cases."""
     A, G = np.asarray(A, dtype=float), np.asarray(G, dtype=float)
     return np.stack([H.softmax_jacobian(a) @ g for a, g in zip(A, G)])
 
 
+def _softmax_backward_closed(A, G):
+    """The same without any T x T matrix, for the large case (the small cases show the two agree)."""
+    return A * (G - np.sum(A * G, axis=-1, keepdims=True))
+
+
+def _jacobians(A):
+    return np.stack([np.diag(a) - np.outer(a, a) for a in np.asarray(A, dtype=float)])
+
+
 _SB_WRONG = [
-    Wrong("只留下了雅可比矩阵的对角线：每个权重也依赖其他所有分数（非对角项 −a_i a_j），不能逐元素相乘了事。",
-          lambda A, G: A * G),
+    Wrong("你返回的是雅可比矩阵本身（每行一个 T×T 的矩阵）：要的是它与这一行上游梯度的乘积，每行只有 T 个数，"
+          "而且这个练习要求根本不把 T×T 的矩阵造出来。", lambda A, G: _jacobians(A)),
+    Wrong("只算了 a_i·g_i，少了减去的那一项：每个权重也依赖其他所有分数（非对角项 −a_i a_j），"
+          "它们合起来是每行一个数（g 按权重 a 的加权平均），要从 g_i 里减掉。", lambda A, G: A * G),
     Wrong("只算了对角线 a_i(1 − a_i)：非对角项 −a_i a_j 把其他分量的上游梯度也带了进来。",
           lambda A, G: A * (1 - A) * G),
     Wrong("括号外少乘了一个 a：第 i 个分量是 a_i 乘以（g_i 减去 g 按权重 a 的平均）。",
           lambda A, G: G - np.sum(A * G, axis=-1, keepdims=True)),
+    Wrong("权重 a 和上游梯度 g 的位置对调了：括号外乘的是权重 a_i，括号里是上游梯度 g_i 减去加权平均。",
+          lambda A, G: G * (A - np.sum(A * G, axis=-1, keepdims=True))),
     Wrong("减去的应是 g 按权重 a 的加权平均，而不是 g 的普通平均。",
           lambda A, G: A * (G - G.mean(axis=-1, keepdims=True))),
     Wrong("符号反了：第 i 个分量是 a_i(g_i − a·g)，不是 a_i(a·g − g_i)。",
           lambda A, G: A * (np.sum(A * G, axis=-1, keepdims=True) - G)),
+    Wrong("外积和内积弄反了（转置放错了边）：行向量 a 的 aᵀa 是 T×T 的外积，a aᵀ 只是一个数 ‖a‖²。"
+          "一维数组转置后不变，两种写法很容易算成同一个数。",
+          lambda A, G: A * G - np.sum(A * A, axis=-1, keepdims=True) * np.sum(G, axis=-1, keepdims=True)),
     Wrong("加权平均 a·g 要在每一行里（沿键的轴）求，你沿的是行与行之间的轴。",
           lambda A, G: A * (G - np.sum(A * G, axis=0, keepdims=True))),
+    Wrong("加权平均 a·g 要每一行各求一个：你把所有行的乘积加成了一个数。",
+          lambda A, G: A * (G - np.sum(A * G))),
+    Wrong("每一行的加权平均求出来是 N 个数，排成一维时会被当成一行、沿键的方向广播："
+          "行数与键数不同时报错，相同时不报错却减错了地方（第 j 列减的是第 j 行的平均）。"
+          "让它保持一列（每行一个数），每一行才减去它自己的那个数。",
+          lambda A, G: A * (G - np.sum(A * G, axis=-1))),
 ]
+
+#: The large case: one T x T float64 matrix is 8 MiB here; the closed form needs a few (N, T) arrays (16 KiB each).
+_BIG_N, _BIG_T = 2, 1024
+#: Peak of new memory the learner's function may allocate on the large case: half a byte per T x T entry, so a
+#: T x T matrix of any dtype (even bool or int8) is over it, and pure-Python lists of the (N, T) numbers are not.
+_BIG_LIMIT = _BIG_T * _BIG_T // 2
+
+
+def _traced_peak(fn, peaks: dict):
+    """``fn`` that records (in ``peaks["big"]``) the peak memory it allocates on the large case.
+
+    numpy reports its array buffers to tracemalloc, so the peak sees any T x T matrix the learner builds, even
+    one freed before returning. Keeps ``fn``'s signature (the check's arity message reads it).
+    """
+    @functools.wraps(fn)
+    def measured(*args, **kwargs):
+        big = len(args) == 2 and all(isinstance(a, np.ndarray) and a.shape == (_BIG_N, _BIG_T) for a in args)
+        if not big:
+            return fn(*args, **kwargs)
+        was_tracing = tracemalloc.is_tracing()
+        if not was_tracing:
+            tracemalloc.start()
+        tracemalloc.reset_peak()
+        base = tracemalloc.get_traced_memory()[0]
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            peaks["big"] = tracemalloc.get_traced_memory()[1] - base
+            if not was_tracing:
+                tracemalloc.stop()
+    return measured
 
 
 @float_safe
 def check_softmax_backward(fn) -> CheckResult:
-    """Check ``fn(A, G) -> dS`` of shape (N, T): row n is J(a_n) g_n, with J(a) = diag(a) - a^T a.
+    """Check ``fn(A, G) -> dS`` of shape (N, T), numpy only and without any T x T matrix.
 
-    ``A`` (N, T) holds N rows of softmax weights, ``G`` (N, T) the upstream gradients dL/dA.
+    ``A`` (N, T) holds N rows of softmax weights, ``G`` (N, T) the upstream gradients dL/dA; row n of the
+    answer is ``g_n J(a_n)`` with ``J(a) = diag(a) - a^T a`` (symmetric), i.e. ``a_n * (g_n - a_n . g_n)``.
+    The last case has T = 1024: the peak memory the function allocates there (tracemalloc, which sees numpy's
+    buffers) must stay below ``_BIG_LIMIT`` bytes, half a byte per entry of a T x T matrix.
     """
     rng = np.random.default_rng(20260254)
     A1 = H.softmax(rng.normal(size=(3, 5)), axis=-1)
@@ -189,15 +251,42 @@ def check_softmax_backward(fn) -> CheckResult:
     G4 = np.array([[0.7] * 6, [-2.0] * 6])
     A5 = H.softmax(rng.normal(size=(3, 4)), axis=-1).astype(np.float32)
     G5 = rng.normal(size=(3, 4)).astype(np.float32)
+    A6 = H.softmax(rng.normal(size=(1, 7)), axis=-1)
+    G6 = rng.normal(size=(1, 7))
+    A7 = H.softmax(rng.normal(size=(_BIG_N, _BIG_T)) * 2, axis=-1)
+    G7 = rng.normal(size=(_BIG_N, _BIG_T))
     cases = [
         Case("3 行，每行 5 个键", (A1, G1), _softmax_backward_ref(A1, G1),
-             "每一行是一份独立的 softmax：那一行的雅可比矩阵乘以那一行的上游梯度。"),
+             "每一行是一份独立的 softmax：那一行的雅可比矩阵乘以那一行的上游梯度。先在纸上把第 i 个分量写出来。"),
         Case("方阵：4 行 4 个键", (A2, G2), _softmax_backward_ref(A2, G2),
-             "方阵最能暴露轴的错误：加权平均在每一行之内求。"),
+             "方阵最能暴露轴的错误：每行的那个数要在这一行之内求，也只从这一行里减"
+             "（行数等于键数时，排成一维的 N 个数会沿键的方向广播，不报错却减错了地方）。"),
         Case("一行已经饱和（一个权重几乎为 1）", (A3, G3), _softmax_backward_ref(A3, G3),
              "饱和的一行梯度应当几乎为 0：每一项都带着一个接近 0 的因子。"),
         Case("上游梯度每一行都是常数", (A4, G4), _softmax_backward_ref(A4, G4),
              "给一行的每个分数加同一个数，softmax 不变：上游梯度为常数时，传回分数的梯度应恰好为 0。"),
         Case("float32 输入", (A5, G5), _softmax_backward_ref(A5, G5), "float32 输入按 float32 的精度比较。"),
+        Case("只有 1 行，7 个键", (A6, G6), _softmax_backward_ref(A6, G6), "N = 1 时结果仍是 (1, T) 的二维数组。"),
+        Case(f"很长的行：{_BIG_N} 行，每行 T = {_BIG_T} 个键", (A7, G7), _softmax_backward_closed(A7, G7),
+             "T 很大时也是每行的那一个数、再逐元素运算；结果的形状是 (N, T)。"),
     ]
-    return run_diagnosed("check_softmax_backward", fn, cases, wrong=_SB_WRONG, atol=1e-5, rtol=1e-4)
+    peaks: dict = {}
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf):
+        result = run_diagnosed("check_softmax_backward", _traced_peak(fn, peaks) if callable(fn) else fn, cases,
+                               wrong=_SB_WRONG, numpy_only=True, learner=fn, atol=1e-5, rtol=1e-4)
+    out = buf.getvalue()
+    if not (result.passed and peaks.get("big", 0) >= _BIG_LIMIT):
+        print(out, end="")
+        return result
+    # every value is right, but the large case built a T x T matrix: the task's second rule
+    if out.endswith(result.message + "\n"):
+        out = out[: -len(result.message) - 1]           # keep what the learner's own code printed, drop the pass line
+    msg = (f"{FAIL} check_softmax_backward：数值都对了，但这个练习要求不构造 T×T 的矩阵，而你的函数在 "
+           f"{_BIG_N} 行、T = {_BIG_T} 的用例上临时占用了约 {peaks['big'] / 2**20:.1f} MiB 内存"
+           f"（一个 T×T 的 float64 矩阵是 {_BIG_T * _BIG_T * 8 / 2**20:.0f} MiB，而输入和结果各只有 "
+           f"{_BIG_N * _BIG_T * 8 / 2**10:.0f} KiB）。"
+           "\n   提示（hint）：把结果的第 i 个分量写开——它只用到这一行的 a_i、g_i 和每行一个、先算好的数，"
+           "用不着雅可比矩阵，也用不着单位矩阵或外积。")
+    print(out + msg)
+    return CheckResult(result.name, False, result.n_cases, result.n_cases - 1, msg)
