@@ -92,6 +92,26 @@ def test_scaled_learns_where_unscaled_gets_stuck(seed):
     np.testing.assert_array_equal(res["grads_raw"][:, -1], res["gradlast_raw"])
 
 
+def test_learning_trials_many_is_each_d_k_trained_on_its_own_draws():
+    # several d_k in one batched loop (2.5 runs four): the same draws and the same numbers as training each
+    # d_k's problems separately with train_query (each d_k's generator seeded with `seed`, as documented)
+    from helpers.lessons.saturation.experiment import learning_trials_many
+
+    many = learning_trials_many((4, 32), n_trials=5, T=6, lr=1.0, steps=40, seed=3)
+    assert list(many) == [4, 32]
+    for d_k, res in many.items():
+        rng = np.random.default_rng(3)
+        draws = [(rng.standard_normal((6, d_k)), rng.standard_normal(d_k), int(rng.integers(6))) for _ in range(5)]
+        K, q0, target = (np.stack([d[i] for d in draws]) for i in range(3))
+        for tag, scaled in (("raw", False), ("scaled", True)):
+            run = train_query(K, np.eye(6), target, scaled, lr=1.0, steps=40, q0=q0)
+            np.testing.assert_allclose(res[f"curves_{tag}"], run.losses, rtol=1e-12, atol=1e-15)
+            np.testing.assert_allclose(res[f"grads_{tag}"], run.grad_norms, rtol=1e-12, atol=1e-15)
+            assert np.array_equal(res[f"final_{tag}"], res[f"curves_{tag}"][:, -1])
+    single = learning_trials(32, n_trials=5, T=6, lr=1.0, steps=40, seed=3)
+    assert all(np.array_equal(single[k], many[32][k]) for k in single)
+
+
 def test_saturation_table_memory_stays_bounded_for_the_try_it_extremes():
     # the try-it knob allows T = 4096 with d_k = 1024: chunks of 50 trials would draw 800 MiB of keys
     import tracemalloc

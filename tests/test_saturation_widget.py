@@ -101,9 +101,15 @@ def test_small_multiples_draw():
     import matplotlib.pyplot as plt
 
     fig = small_multiples((16, 1024), T=8)
-    assert len(fig.axes) == 4 and fig.get_figwidth() <= 9
-    # the lower row shows the weights of the scaled scores, not "weight / sqrt(d_k)" (issue 20)
-    assert "scores" in fig.axes[2].get_ylabel() and "scores" in fig.axes[0].get_ylabel()
+    # two axes (unscaled above, scaled below), one group of T bars per d_k, labelled with its d_k
+    assert len(fig.axes) == 2 and fig.get_figwidth() <= 9
+    assert [len(ax.collections[0].get_paths()) for ax in fig.axes] == [2 * 8, 2 * 8]
+    assert [t.get_text() for t in fig.axes[1].get_xticklabels()] == ["$d_k$ = 16", "$d_k$ = 1024"]
+    # each group's largest weight is written over it: unscaled is sharper than scaled at d_k = 1024
+    (u16, u1024), (s16, s1024) = ([float(t.get_text().split()[1]) for t in ax.texts] for ax in fig.axes)
+    assert u1024 > s1024 and min(u16, u1024, s16, s1024) >= 1 / 8
+    # the lower axes show the weights of the scaled scores, not "weight / sqrt(d_k)" (issue 20)
+    assert "scores" in fig.axes[1].get_ylabel() and "scores" in fig.axes[0].get_ylabel()
     assert min(size for _, size in displayed_text_sizes(fig)) >= MIN_FONT_PT
     plt.close(fig)
 

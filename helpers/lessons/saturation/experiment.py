@@ -9,8 +9,8 @@
 - :func:`sampled_saturation_rates` — P(largest weight > 0.99) from :func:`draw_scores`,
   precise enough (20 000 draws: standard error ~0.003) to see small differences;
 - :func:`saturation_table` — the chapter's d_k table with measured columns;
-- :func:`query_loss_and_grad`, :func:`train_query`, :func:`learning_trials` — a
-  tiny learning problem that shows the gradient vanish without the scaling.
+- :func:`query_loss_and_grad`, :func:`train_query`, :func:`learning_trials` (:func:`learning_trials_many`:
+  several d_k in one batch) — a tiny learning problem that shows the gradient vanish without the scaling.
 
 Pure functions (arrays in, arrays out); every Monte Carlo temporary is (draws, T), whatever d_k,
 so a classroom kernel stays small.
@@ -30,7 +30,7 @@ from .view import (D_MAX, DEFAULT_T, SATURATED, bank_summary, jacobian_norm,
 from ...core.softmax import entropy, softmax, softmax_of_checked
 
 __all__ = ["saturation_rates", "draw_scores", "sampled_saturation_rates", "saturation_table", "TrainingRun",
-           "query_loss_and_grad", "train_query", "learning_trials"]
+           "query_loss_and_grad", "train_query", "learning_trials", "learning_trials_many"]
 
 
 def saturation_rates(d_ks=(8, 32, 128, 512), inv_temp: float = 1.0, n_seeds: int = 300, T: int = DEFAULT_T) -> dict:
@@ -241,11 +241,27 @@ def train_query(K, V, target, scaled: bool, *, lr: float = 0.5, steps: int = 200
     # ||dL/dq|| = c sqrt(ds (K K^T) ds^T). The same iterates as stepping q itself, at a cost that
     # does not grow with d_k (tests/test_saturation_experiment.py compares both).
     s0 = c * (q[..., None, :] @ np.swapaxes(K, -1, -2))[..., 0, :]       # (..., T)
-    G = K @ np.swapaxes(K, -1, -2)                                      # (..., T, T), symmetric
+    gamma, losses, norms, tw = _descend(s0, K @ np.swapaxes(K, -1, -2), c, Vb, v_t, t, lr, steps)
+    q = q + (gamma[..., None, :] @ K)[..., 0, :]
+    return TrainingRun(*(np.moveaxis(np.array(x, dtype=float), 0, -1) for x in (losses, norms, tw)), q)
+
+
+def _descend(s0, G, c, Vb, v_t, t, lr, steps):
+    """The loop of :func:`train_query` on checked arrays, in the T numbers gamma with q = q0 + gamma K.
+
+    ``s0`` (..., T) the starting scores, ``G`` (..., T, T) the Gram matrices K K^T, ``c`` the score scale (a float,
+    or one per problem, shape (...)). Returns gamma and the per-step lists of losses, gradient norms, target weights.
+    """
+    # Every step moves q by a combination of the key rows (dL/dq = c (dL/ds) K), so q = q0 + gamma K
+    # for a gamma of length T, and the loop runs in those T numbers: s = c q0 K^T + c gamma (K K^T),
+    # ||dL/dq|| = c sqrt(ds (K K^T) ds^T). The same iterates as stepping q itself, at a cost that
+    # does not grow with d_k (tests/test_saturation_experiment.py compares both).
+    c = np.asarray(c, dtype=float)
+    c_row = c[..., None]                                                # multiplies the (..., T) arrays
     gamma = np.zeros(s0.shape)
     losses, norms, tw = [], [], []
     for step in range(steps + 1):
-        a = softmax_of_checked(s0 + c * (gamma[..., None, :] @ G)[..., 0, :])
+        a = softmax_of_checked(s0 + c_row * (gamma[..., None, :] @ G)[..., 0, :])
         g = (a[..., None, :] @ Vb)[..., 0, :] - v_t                     # o - v_t, (..., d_v)
         losses.append(0.5 * np.sum(g * g, axis=-1))
         tw.append(np.take_along_axis(a, t[..., None], axis=-1)[..., 0])
@@ -254,9 +270,8 @@ def train_query(K, V, target, scaled: bool, *, lr: float = 0.5, steps: int = 200
         u = (g[..., None, :] @ np.swapaxes(Vb, -1, -2))[..., 0, :]      # dL/da
         ds = a * (u - np.sum(a * u, axis=-1, keepdims=True))            # dL/ds = (dL/da) J
         norms.append(c * np.sqrt(np.maximum(np.sum((ds[..., None, :] @ G)[..., 0, :] * ds, axis=-1), 0.0)))
-        gamma = gamma - lr * c * ds
-    q = q + (gamma[..., None, :] @ K)[..., 0, :]
-    return TrainingRun(*(np.moveaxis(np.array(x, dtype=float), 0, -1) for x in (losses, norms, tw)), q)
+        gamma = gamma - lr * c_row * ds
+    return gamma, losses, norms, tw
 
 
 def learning_trials(d_k: int, n_trials: int = 20, T: int = DEFAULT_T, *, lr: float = 1.0, steps: int = 200,
@@ -275,23 +290,52 @@ def learning_trials(d_k: int, n_trials: int = 20, T: int = DEFAULT_T, *, lr: flo
         (n_trials, steps + 1) loss curves; ``grads_<tag>`` (n_trials, steps) ``||dL/dq||`` at
         every step; ``tag`` in ``("raw", "scaled")``.
     """
-    d_k = check_d_k(d_k, D_MAX)
+    (res,) = learning_trials_many((d_k,), n_trials, T, lr=lr, steps=steps, seed=seed).values()
+    return res
+
+
+def learning_trials_many(d_ks, n_trials: int = 20, T: int = DEFAULT_T, *, lr: float = 1.0, steps: int = 200,
+                         seed: int = 0) -> dict:
+    """:func:`learning_trials` for several d_k at once: ``{d_k: learning_trials(d_k, ...)}``, same draws and numbers.
+
+    Each d_k draws its problems from its own generator seeded with ``seed`` (as one call would); all of them,
+    unscaled and scaled, then descend in one batched loop (the loop runs in T numbers per problem, whatever d_k).
+    """
+    d_ks = tuple(check_d_k(d, D_MAX) for d in d_ks)
     n_trials = check_positive_int("n_trials", n_trials)
     T = check_positive_int("T", T)
-    rng = np.random.default_rng(check_seed(seed))
-    Ks, q0s, targets = [], [], []
-    for _ in range(n_trials):
-        Ks.append(rng.standard_normal((T, d_k)))
-        q0s.append(rng.standard_normal(d_k))
-        targets.append(int(rng.integers(T)))
-    K, q0, target = np.stack(Ks), np.stack(q0s), np.array(targets)
-    del Ks, q0s
+    steps = check_positive_int("steps", steps)
+    seed = check_seed(seed)
+    s0, G, c, targets = [], [], [], []
+    for d_k in d_ks:
+        rng = np.random.default_rng(seed)
+        Ks, q0s, ts = [], [], []
+        for _ in range(n_trials):
+            Ks.append(rng.standard_normal((T, d_k)))
+            q0s.append(rng.standard_normal(d_k))
+            ts.append(int(rng.integers(T)))
+        K, q0 = np.stack(Ks), np.stack(q0s)
+        gram = K @ np.swapaxes(K, -1, -2)
+        for scaled in (False, True):
+            scale = _scale(K, scaled)
+            s0.append(scale * (q0[..., None, :] @ np.swapaxes(K, -1, -2))[..., 0, :])
+            G.append(gram)
+            c.append(np.full(n_trials, scale))
+            targets.append(np.array(ts))
+        del Ks, q0s, K, q0
+    s0, G, c, t = (np.concatenate(x) for x in (s0, G, c, targets))
+    eye = np.eye(T)
+    _, losses, norms, _ = _descend(s0, G, c, np.broadcast_to(eye, G.shape), eye[t], t, lr, steps)
+    losses, norms = np.stack(losses, axis=-1), np.stack(norms, axis=-1)   # (problems, steps + 1), (problems, steps)
     out = {}
-    for tag, scaled in (("raw", False), ("scaled", True)):
-        run = train_query(K, np.eye(T), target, scaled, lr=lr, steps=steps, q0=q0)
-        out[f"final_{tag}"] = run.losses[:, -1]
-        out[f"grad0_{tag}"] = run.grad_norms[:, 0]
-        out[f"gradlast_{tag}"] = run.grad_norms[:, -1]
-        out[f"curves_{tag}"] = run.losses
-        out[f"grads_{tag}"] = run.grad_norms
+    for i, d_k in enumerate(d_ks):
+        res = {}
+        for j, tag in enumerate(("raw", "scaled")):
+            rows = slice((2 * i + j) * n_trials, (2 * i + j + 1) * n_trials)
+            res[f"final_{tag}"] = losses[rows, -1]
+            res[f"grad0_{tag}"] = norms[rows, 0]
+            res[f"gradlast_{tag}"] = norms[rows, -1]
+            res[f"curves_{tag}"] = losses[rows]
+            res[f"grads_{tag}"] = norms[rows]
+        out[d_k] = res
     return out
