@@ -339,12 +339,19 @@ def test_no_slide_before_a_vote_gives_its_answer(key):
 
 
 def test_the_giveaway_check_catches_the_notation_slide_it_was_written_for():
-    # 02-00's notation block with the flops bullet, shown before 2.4-q2: the check must see it (and see nothing
-    # in a slide that only asks the question).
+    # 02-00's notation block as it was, with the flops bullet that went on to the whole S, shown before 2.4-q2: the
+    # check must see it; the bullet as it is now (it stops at one dot product) and a slide that only asks the
+    # question give nothing away.
     qid, question, options = _vote(next(s for s in DECKS["1"].slides if s.kind == "vote"
                                         and find_cell(*s.code, NB).source.count('"2.4-q2"')))
     notation = text_of(Text("02-00", "5f19e914", (1, 3)), NB)
-    assert any("explanation" in f for f in vote_giveaways(qid, question, options, [("notation", "02-00", notation)]))
+    old_bullet = ("所以两个 $d_k$ 维向量的点积是 $2d_k$ flops，\n"
+                  "  $QK^\\top$（$T_q \\times T_{kv}$ 个点积）是 $2\\,T_q T_{kv} d_k$ flops。")
+    now_bullet = "所以两个 $d_k$ 维向量的点积是 $2d_k$ flops。"
+    assert now_bullet in notation
+    old_notation = notation.replace(now_bullet, old_bullet)
+    assert any("explanation" in f for f in vote_giveaways(qid, question, options, [("notation", "02-00", old_notation)]))
+    assert vote_giveaways(qid, question, options, [("notation", "02-00", notation)]) == []
     assert vote_giveaways(qid, question, options, [("caption", "02-04", "### 先预测（2）")]) == []
     assert vote_giveaways(qid, question, options, [("a print", "02-04", "S 一共 168 flops")])
     assert not vote_giveaways(qid, question, options, [("other numbers", "02-04", "1168、16.8 与 168.5")])

@@ -17,10 +17,10 @@ _EXPLORER_SETUP = ("174b30a9",)
 _CAUSAL_SETUP = ("934c0146", "83c294ec", "7d398db3", "b5debadb")
 
 LECTURE_1 = Deck("1", "第一讲：从“为什么需要上下文”到 softmax（2.1–2.6）", (
-    Row("开场", "2.0 目录：核心公式；这套笔记本和纸面阅读有什么不同；预测题怎样投票", 3, "演示视图", (
+    Row("开场", "2.0 目录：核心公式与记号约定（行向量、形状）；预测题怎样投票", 3, "演示视图", (
         text("02-00", ("b3329d31", 1, 2, 3)),
-        # Not 02-00's notation list: its flops bullet states 2.4-q2's answer (QKᵀ is 2·T_q·T_kv·d_k flops).
-        text("02-00", ("b3329d31", 1, 4, 5), skip=True),
+        # The notation list (its flops bullet stops at one dot product: 2.4-q2 asks for the whole of S = QKᵀ).
+        text("02-00", ("5f19e914", 1, 3), skip=True),
         activity("怎样上这两讲", "每道预测题先全班举手投票，再点开答案；选读与练习留到课后和实验课。", 1.5),
     ), page="02-00"),
     Row("2.1", "静态嵌入为什么不够；一行权重是一个分布；加权和（预测题 2 道）", 14, "演示视图", (
