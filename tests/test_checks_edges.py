@@ -90,6 +90,33 @@ def test_the_float32_tolerance_comes_from_the_returned_dtype(capsys):
     fails(capsys, C.check_key_shift(lambda Q, c: (1.04 * Q @ c).astype(np.float16)))
 
 
+def test_float32_inputs_set_the_precision_whatever_the_result_dtype(capsys):
+    # A correct loop on float32 inputs that accumulates into np.zeros(n) (float64 by default) returns float64
+    # at float32 precision: it is float32 work and passes. The same error on float64 inputs still fails.
+    from helpers.checks.core import Case, run_check
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(6, 5))
+    w = rng.normal(size=5)
+
+    def loop(X, w):
+        out = np.zeros(X.shape[0])                       # float64, whatever X is
+        for i in range(X.shape[0]):
+            for j in range(X.shape[1]):
+                out[i] += X[i, j] * w[j]
+        return out
+
+    f32 = Case("float32", (X.astype(F32), w.astype(F32)), X.astype(F32).astype(float) @ w.astype(F32).astype(float))
+    f64 = Case("float64", (X, w), X @ w)
+    assert run_check("c", loop, [f32], atol=1e-12, rtol=1e-12)           # float64 result of float32 inputs
+    # float32 work on float64 inputs, returned as float64: only float32-precise, still rejected and told why
+    slip = lambda X, w: (X.astype(F32) @ w.astype(F32)).astype(float)
+    assert not run_check("c", slip, [f64], atol=1e-12, rtol=1e-12)
+    assert "float32 的精度量级" in capsys.readouterr().out
+    # and float32 inputs do not excuse a constant factor
+    assert not run_check("c", lambda X, w: 1.001 * loop(X, w), [f32], atol=1e-12, rtol=1e-12)
+
+
 # ---- check_attention_test: whatever the learner's test returns, a verdict and no traceback --------
 
 def _elementwise(attn_fn):

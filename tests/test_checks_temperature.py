@@ -42,6 +42,18 @@ def dtau_centred(q, K, V, tau):
     return -((a * (s - a @ s)) @ (V - a @ V)) / tau**2
 
 
+def dtau_zeros_loop(q, K, V, tau):
+    s = K @ q
+    z = s / tau
+    a = np.exp(z - np.max(z))
+    a = a / np.sum(a)
+    s_bar = np.sum(a * s)
+    out = np.zeros(V.shape[1])
+    for i in range(K.shape[0]):
+        out += a[i] * (s[i] - s_bar) * V[i]
+    return -out / tau**2
+
+
 def dtau_loops(q, K, V, tau):
     n, d_v = V.shape
     s = [sum(K[i, b] * q[b] for b in range(len(q))) for i in range(n)]
@@ -155,6 +167,23 @@ def _difference(kind, h, relative=False):
 DIFFERENCES = {f"{kind} h={h:g}{' * tau' if rel else ''}": (_difference(kind, h, rel), ["数值差分", "解析导数"])
                for kind in ("central", "forward") for h in (1e-3, 1e-4, 1e-5, 1e-6, 1e-7) for rel in (False, True)}
 DIFFERENCES["central h=1e-6 * tau (accepted before)"] = (dtau_fd, ["数值差分", "解析导数"])
+
+
+def _stencil(kind, rel_step):
+    """Fourth-order differences in float64 with a step proportional to tau (passed at tau = 1e4: fresh-eyes review)."""
+    def dtau(q, K, V, tau):
+        q, K, V = (np.asarray(x, dtype=float) for x in (q, K, V))
+        f = lambda t: _soft(q, K, V, t)
+        five = lambda h: (f(tau - 2 * h) - 8 * f(tau - h) + 8 * f(tau + h) - f(tau + 2 * h)) / (12 * h)
+        central = lambda h: (f(tau + h) - f(tau - h)) / (2 * h)
+        h = rel_step * tau
+        return five(h) if kind == "five-point" else (4 * central(h / 2) - central(h)) / 3
+    return dtau
+
+
+for _kind in ("five-point", "richardson"):
+    for _rel in (1e-3, 2e-3, 4e-3, 7e-3, 1e-2):
+        DIFFERENCES[f"{_kind} h={_rel:g} * tau, float64"] = (_stencil(_kind, _rel), ["数值差分", "解析导数"])
 DIFFERENCES["central, float64 work, input dtype kept"] = (
     lambda q, K, V, tau: _difference("central", 1e-5)(*(np.asarray(x, dtype=float) for x in (q, K, V)), tau)
     .astype(np.result_type(q, K, V)), ["数值差分", "解析导数"])
@@ -163,7 +192,9 @@ test_analytic_variants_accepted, test_finite_differences_rejected = check_table(
     check_temperature_gradient,
     {"diag minus outer": dtau_ok, "centred covariance": dtau_centred, "loops": dtau_loops, "einsum": dtau_einsum,
      "float32 throughout": _f32(dtau_ok), "float32 loops": _f32(dtau_loops), "float32 einsum": _f32(dtau_einsum),
-     "float64 work, float32 result": lambda q, K, V, tau: dtau_centred(q, K, V, tau).astype(np.float32)},
+     "float64 work, float32 result": lambda q, K, V, tau: dtau_centred(q, K, V, tau).astype(np.float32),
+     # a novice's loop: the accumulator np.zeros(d_v) is float64 even for float32 inputs (fresh-eyes review)
+     "loop into np.zeros": dtau_zeros_loop},
     {**DIFFERENCES,
      # the house rule: a float64 result of float32 work is rejected, and told why
      "float32 work, float64 result": (lambda q, K, V, tau: _f32(dtau_ok)(q, K, V, tau).astype(np.float64),

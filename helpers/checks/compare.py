@@ -70,8 +70,32 @@ def as_numbers(got) -> tuple[np.ndarray | None, str | None]:
         return None, f"无法把你的结果读成数值（收到的是 {describe_value(got)}）"
 
 
-def compare_values(got, expected, atol: float, rtol: float, dtype_aware: bool = True) -> str | None:
-    """Return None if ``got`` matches ``expected``, else a reason that does not reveal ``expected``."""
+def input_precision(*values) -> np.dtype | None:
+    """The least precise floating dtype among the arrays in ``values`` (nested in tuples, lists and dict
+    values), or None when none is a float array below float64. A case with float32 inputs is answered at
+    float32 precision whatever dtype the result has: a correct loop that accumulates into ``np.zeros(n)``
+    (float64 by default) is still float32 work."""
+    low = None
+    stack = list(values)
+    while stack:
+        v = stack.pop()
+        if isinstance(v, dict):
+            stack.extend(v.values())
+        elif isinstance(v, (list, tuple)):
+            stack.extend(v)
+        elif isinstance(v, (np.ndarray, np.floating)) and v.dtype.kind == "f" and v.dtype.itemsize < 8:
+            if low is None or v.dtype.itemsize < low.itemsize:
+                low = v.dtype
+    return low
+
+
+def compare_values(got, expected, atol: float, rtol: float, dtype_aware: bool = True,
+                   inputs_dtype=None) -> str | None:
+    """Return None if ``got`` matches ``expected``, else a reason that does not reveal ``expected``.
+
+    ``inputs_dtype`` (see :func:`input_precision`): with ``dtype_aware``, a result of a wider dtype than
+    the case's inputs is compared at the inputs' precision (float32 inputs, float64 result: float32
+    precision); a float64 case is never loosened by a float64 result."""
     if isinstance(expected, tuple):
         if not isinstance(got, (tuple, list)) or len(got) != len(expected):
             return f"应返回 {len(expected)} 个结果组成的元组（tuple），你返回的是 {describe_value(got)}"
@@ -91,7 +115,10 @@ def compare_values(got, expected, atol: float, rtol: float, dtype_aware: bool = 
     check_atol, check_rtol = atol, rtol
     got_dtype = np.asarray(got).dtype
     if dtype_aware:
-        atol, rtol = dtype_tolerance(got_dtype, e, atol, rtol)
+        tol_dtype = got_dtype
+        if inputs_dtype is not None and got_dtype.kind == "f" and got_dtype.itemsize > np.dtype(inputs_dtype).itemsize:
+            tol_dtype = np.dtype(inputs_dtype)
+        atol, rtol = dtype_tolerance(tol_dtype, e, atol, rtol)
     if np.any(np.isfinite(g) != np.isfinite(e)) or np.any(np.isnan(g) != np.isnan(e)):
         if np.isnan(g).any() and not np.isnan(e).any():
             if np.isinf(e).any():

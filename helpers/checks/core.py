@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from .compare import (FLOAT16_REASON, MIXED_REASON, as_numbers, compare_values, describe_value, dtype_tolerance,
-                      exception_text, type_problem)
+                      exception_text, input_precision, type_problem)
 
 __all__ = ["Case", "CheckResult", "run_check", "check_array", "float_safe"]
 
@@ -208,7 +208,8 @@ def run_check(
                     reason = "你的函数原地修改（in-place）了传入的数组；请在新数组上计算，不要改动输入"
                 else:
                     reason = compare_values(got, case.expected, atol if case.atol is None else case.atol,
-                                      rtol if case.rtol is None else case.rtol, dtype_aware)
+                                            rtol if case.rtol is None else case.rtol, dtype_aware,
+                                            inputs_dtype=input_precision(case.args, case.kwargs))
                     if reason is None and result_type is not None:
                         problem = type_problem(got, result_type)
                         reason = f"数值对了，但{problem}" if problem else None
