@@ -374,10 +374,9 @@ NOTEBOOK_POINTER = re.compile(r"上一格|下一格|这一格|揭晓格|揭晓�
                               r"|[见如]下文|[见如]上文|下面[用是两这那的]|上面[的那这第]")
 TEXT_ONLY_POINTER = re.compile(r"这张表|这张图|上图|下图")   # on a slide with no figure
 FIGURE_BELOW = re.compile(r"下面的[^，。；：\n]{0,8}图")       # a figure slide's caption naming the figure under it
-# Reported to the lead (cells of notebooks other engineers are editing, and explanations in prediction_keys.py):
+# Reported to the lead (cells of notebooks other engineers are editing):
 # (notebook or "key", cell id or question id) -> the pointers it still has.
-KNOWN_POINTERS = {("02-05", "a3c3cdc2"): {"下面打印"}, ("02-09", "5f5dc5a3"): {"上面的"},
-                  ("key", "2.5-q3"): {"揭晓格"}, ("key", "2.6-q2"): {"下一格", "见下文"}, ("key", "2.7-q2"): {"揭晓格"}}
+KNOWN_POINTERS = {("02-05", "a3c3cdc2"): {"下面打印"}, ("02-09", "5f5dc5a3"): {"上面的"}}
 
 
 def notebook_pointers(text: str, kind: str) -> list[str]:
