@@ -1,9 +1,14 @@
-"""python -m helpers.lecture [DECK] [--port P] [--no-browser] [--notebooks DIR] [--plan | --schedule | --write PATH]
+"""python -m helpers.lecture [DECK] [--port P] [--no-browser] [--no-preheat] [--notebooks DIR]
+                           [--plan | --schedule | --write PATH]
        python -m helpers.lecture --install-voila
 
 Without DECK: list the decks. With DECK (1, 2 or lab): build it from the notebooks and serve it on
 127.0.0.1 with Voila (Ctrl-C stops it), or print its plan table / slide-to-minute table, or write the
 deck notebook (e.g. to look at what the kernel runs).
+
+Serving, Voila first runs the deck in a spare kernel (a few seconds), then prints the URL and opens
+it: the page then gets that warm kernel. --no-preheat serves at once without a spare kernel (one
+kernel less in memory; the first live widget then waits for its kernel to start and run).
 """
 
 from __future__ import annotations
@@ -22,6 +27,8 @@ def _main(argv: list[str] | None = None) -> int:
     parser.add_argument("deck", nargs="?", choices=list(DECKS), help="which deck (omit to list them)")
     parser.add_argument("--port", type=int, default=0, help="port on 127.0.0.1 (default: the first free from 8866)")
     parser.add_argument("--no-browser", action="store_true", help="only print the URL")
+    parser.add_argument("--no-preheat", action="store_true",
+                        help="no spare kernel that has run the deck already (less memory, slower first widget)")
     parser.add_argument("--notebooks", type=Path, default=None, help="folder of the 02-NN-*.ipynb notebooks")
     what = parser.add_mutually_exclusive_group()
     what.add_argument("--plan", action="store_true", help="print the plan table (as in the teacher's guide)")
@@ -76,9 +83,12 @@ def _main(argv: list[str] | None = None) -> int:
 
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))  # `kill PID` stops Voila and removes the folder too
     port = args.port or free_port(8866)
-    server = DeckServer(args.deck, port=port, notebooks=root)
+    server = DeckServer(args.deck, port=port, notebooks=root, preheat=not args.no_preheat)
     try:
         server.wait_ready()
+        if server.preheat:
+            print(f"{deck.title}: running the deck in a spare kernel ...", flush=True)
+            server.wait_warm()
         print(f"{deck.title}\n  {server.url}\n(→ / ← or PageDown / PageUp: next / back; Ctrl-C stops the server)",
               flush=True)
         if not args.no_browser:

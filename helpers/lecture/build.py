@@ -5,6 +5,8 @@ that Voila renders with the ``ch02-deck`` template: one markdown cell per slide 
 from the notebooks' cells, a figure as the committed image output of its cell), and only the
 code cells the live slides need (a prediction cell, the explorer, the causal slider, with the
 few cells that compute their inputs). So the kernel runs a handful of cells, not whole notebooks.
+Its last cell touches ``.deck-ready`` in the kernel's folder when Voila preheated that kernel (how the
+server knows the deck has run).
 """
 
 from __future__ import annotations
@@ -168,6 +170,9 @@ def build_notebook(deck: Deck, root: Path | None = None):
     nb.metadata.kernelspec = {"name": "python3", "display_name": "Python 3", "language": "python"}
     nb.metadata.language_info = {"name": "python"}
     nb.metadata.ch02_deck = {"key": deck.key, "title": deck.title}
+    # Voila's own override (allow_template_override, default YES): JupyterLab's Voila route
+    # (/voila/render/deck.ipynb, whose server keeps the ch02 template) shows a written deck as slides too.
+    nb.metadata.voila = {"template": "ch02-deck"}
     cells = nb.cells
     first = nbformat.v4.new_markdown_cell("# " + deck.title + "\n\n" + "\n".join(
         f"- {r.label}（{r.minutes} 分钟）" for r in deck.rows))
@@ -203,6 +208,14 @@ def build_notebook(deck: Deck, root: Path | None = None):
                 c = nbformat.v4.new_code_cell(apply_kwargs(src, s.kwargs))
                 c.metadata.deck = {"slide": n, "role": "live"}
                 cells.append(c)
+    # Last: a kernel Voila preheated says the deck has run (the server opens the browser only then;
+    # helpers.lecture.serve). Elsewhere (JupyterLab's Voila route, --no-preheat) it writes nothing.
+    from .serve import READY_FILE
+
+    ready = nbformat.v4.new_code_cell(
+        f"import os\nif os.environ.get('VOILA_PREHEAT') == 'True':\n    open({READY_FILE!r}, 'w').close()")
+    ready.metadata.deck = {"slide": n, "role": "ready"}
+    cells.append(ready)
     return nb
 
 

@@ -3,12 +3,30 @@
 The deck notebook is written into a fresh temporary folder (the kernel's working directory);
 Voila runs there with the ``ch02-deck`` template found through ``JUPYTER_PATH`` in this
 package's own ``share/jupyter`` (package data: nothing depends on the current directory, and
-nothing is fetched from another host). Progressive rendering is on: the page with every slide is
-sent before the kernel has started, and each live cell's output arrives when it has run.
+nothing is fetched from another host).
+
+Preheated (the default): Voila starts one kernel before any page is asked for and runs the deck in
+it (``--preheat_kernel``, pool size 1), so the page arrives with every slide and every widget's output
+at once and its script only has to connect to that warm kernel. :meth:`DeckServer.wait_warm` waits
+until the spare kernel has run the deck's last cell (it touches :data:`READY_FILE` in the deck's
+folder), so the CLI opens the browser on a warm deck. After a page takes the spare kernel, Voila
+starts the next one :data:`REFILL_DELAY_S` seconds later (not at once: refilling while the page's
+script starts would slow that start on a small machine); a page reloaded before then waits for it.
+Cost: one spare kernel (its memory: ``python -m benchmarks.lecture``). A preheated kernel starts
+before its request, so it cannot read the request's query string or headers from ``os.environ`` (the
+deck reads none), and ``?template=`` / ``?theme=`` in the URL bypass the pool.
+
+``preheat=False``: progressive rendering instead: the page with every slide is sent before the
+kernel has started, and each live cell's output arrives when it has run (no spare kernel).
+
+Only the two JupyterLab extensions the widgets need are loaded (``extension_allowlist``): the
+others installed in the environment (jupytext, nbgrader, the JupyterLite kernel, ...) cost the page
+script time and, outside JupyterLab, only fail.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import socket
@@ -20,11 +38,20 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
-__all__ = ["SHARE", "TEMPLATE", "voila_command", "write_deck", "free_port", "DeckServer"]
+__all__ = ["SHARE", "TEMPLATE", "READY_FILE", "REFILL_DELAY_S", "EXTENSIONS", "voila_command", "write_deck",
+           "free_port", "DeckServer"]
 
 SHARE = Path(__file__).resolve().parent / "share" / "jupyter"
 TEMPLATE = "ch02-deck"
 DECK_FILE = "deck.ipynb"
+#: Touched in the deck's folder by the deck notebook's last cell (helpers.lecture.build): the deck has run.
+READY_FILE = ".deck-ready"
+#: Seconds after a page takes the preheated kernel before Voila starts the next spare one.
+REFILL_DELAY_S = 10
+#: The JupyterLab extensions the deck page loads (ipywidgets' manager and Voila's; Voila keeps the one
+#: that matches the installed ipywidgets).
+EXTENSIONS = ["@jupyter-widgets/jupyterlab-manager", "@voila-dashboards/widgets-manager8",
+              "@voila-dashboards/widgets-manager7"]
 
 
 def free_port(start: int = 8866, tries: int = 50) -> int:
@@ -54,12 +81,14 @@ def write_deck(key: str, folder: Path, notebooks: Path | None = None) -> Path:
     return path
 
 
-def voila_command(notebook: Path, port: int, progressive: bool = True) -> list[str]:
+def voila_command(notebook: Path, port: int, preheat: bool = True) -> list[str]:
     cmd = [sys.executable, "-m", "voila", str(notebook), "--no-browser", f"--port={port}",
            "--Voila.ip=127.0.0.1", "--Voila.port_retries=0", f"--template={TEMPLATE}", "--theme=light",
            "--strip_sources=True", "--VoilaConfiguration.show_tracebacks=False",
-           "--VoilaExecutor.timeout=180"]
-    if progressive:
+           "--VoilaExecutor.timeout=180", f"--VoilaConfiguration.extension_allowlist={json.dumps(EXTENSIONS)}"]
+    if preheat:  # Voila: preheated kernels and progressive rendering exclude each other
+        cmd += ["--preheat_kernel=True", "--pool_size=1", f"--VoilaKernelManager.fill_delay={REFILL_DELAY_S}"]
+    else:
         cmd.append("--VoilaConfiguration.progressive_rendering=True")
     return cmd
 
@@ -72,18 +101,20 @@ def deck_env(base: dict | None = None) -> dict:
 
 
 class DeckServer:
-    """A running Voila for one deck: ``url``, ``folder`` (temporary), ``log``; a context manager."""
+    """A running Voila for one deck: ``url``, ``folder`` (temporary), ``log``; a context manager (it waits
+    until Voila listens and, when preheated, until the spare kernel has run the deck)."""
 
     def __init__(self, key: str, port: int = 0, notebooks: Path | None = None, env: dict | None = None,
-                 progressive: bool = True, log: Path | None = None):
+                 preheat: bool = True, log: Path | None = None):
         self.key = key
+        self.preheat = preheat
         self.folder = Path(tempfile.mkdtemp(prefix=f"ch02-deck-{key}-"))
         self.notebook = write_deck(key, self.folder, notebooks)
         self.port = port or free_port(0)
         self.url = f"http://127.0.0.1:{self.port}/"
         self.log = log or self.folder / "voila.log"
         self._log_file = open(self.log, "wb")
-        self.proc = subprocess.Popen(voila_command(self.notebook, self.port, progressive), cwd=self.folder,
+        self.proc = subprocess.Popen(voila_command(self.notebook, self.port, preheat), cwd=self.folder,
                                      env=deck_env(env), stdout=self._log_file, stderr=subprocess.STDOUT,
                                      stdin=subprocess.DEVNULL)
 
@@ -101,6 +132,19 @@ class DeckServer:
                     raise RuntimeError(f"Voila not listening after {timeout:.0f} s:\n{self.log.read_text()[-3000:]}")
                 time.sleep(0.1)
 
+    def wait_warm(self, timeout: float = 180.0) -> None:
+        """Block until the preheated kernel has run every cell of the deck (at once without preheat)."""
+        if not self.preheat:
+            return
+        deadline = time.monotonic() + timeout
+        while not (self.folder / READY_FILE).exists():
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"Voila exited with {self.proc.returncode}:\n{self.log.read_text()[-3000:]}")
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"the deck's kernel did not finish its cells in {timeout:.0f} s:\n"
+                                   f"{self.log.read_text()[-3000:]}")
+            time.sleep(0.05)
+
     def stop(self) -> None:
         if self.proc.poll() is None:
             self.proc.terminate()
@@ -115,6 +159,7 @@ class DeckServer:
     def __enter__(self):
         try:
             self.wait_ready()
+            self.wait_warm()
         except BaseException:
             self.stop()
             raise
