@@ -26,7 +26,6 @@ script time and, outside JupyterLab, only fail.
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import socket
@@ -85,7 +84,7 @@ def voila_command(notebook: Path, port: int, preheat: bool = True) -> list[str]:
     cmd = [sys.executable, "-m", "voila", str(notebook), "--no-browser", f"--port={port}",
            "--Voila.ip=127.0.0.1", "--Voila.port_retries=0", f"--template={TEMPLATE}", "--theme=light",
            "--strip_sources=True", "--VoilaConfiguration.show_tracebacks=False",
-           "--VoilaExecutor.timeout=180", f"--VoilaConfiguration.extension_allowlist={json.dumps(EXTENSIONS)}"]
+           "--VoilaExecutor.timeout=180", *(f"--VoilaConfiguration.extension_allowlist={name}" for name in EXTENSIONS)]
     if preheat:  # Voila: preheated kernels and progressive rendering exclude each other
         cmd += ["--preheat_kernel=True", "--pool_size=1", f"--VoilaKernelManager.fill_delay={REFILL_DELAY_S}"]
     else:

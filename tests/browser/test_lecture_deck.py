@@ -5,7 +5,8 @@ For every deck: step through every slide with the keyboard (ArrowRight), and on 
 slide text is >= 24 px, widget labels and readouts >= 18 px, slider tracks >= 300 px, and the slide
 (with its widget and controls) fits the 720 px screen; move every slider (ArrowUp on its handle) and
 see its figure change, and see that ArrowRight on a focused slider or vote still turns the page; answer
-one vote and see the answer appear only then; no code shown, no request to any host but 127.0.0.1.
+one vote and see the answer appear only then; no code shown, no request to any host but 127.0.0.1. The
+command prints its URL only once Voila's preheated kernel has run the deck, and the page gets that kernel.
 Screenshots: the title slide and the explorer slide of lecture 1 (artifacts/screenshots/deck-*.png;
 docs/img holds the committed copies).
 """
@@ -92,9 +93,12 @@ def deck_url(request, tmp_path, chromium_path):
     outside.mkdir()
     port = _free_port()
     log = tmp_path / "lecture.log"
+    env = _jupyter_env(tmp_path)
+    env["TMPDIR"] = str(tmp_path / "tmp")  # where the command puts the deck's folder (and Voila's log)
+    (tmp_path / "tmp").mkdir()
     with open(log, "wb") as fh:
         proc = subprocess.Popen([sys.executable, "-m", "helpers.lecture", key, "--no-browser", f"--port={port}"],
-                                cwd=outside, env=_jupyter_env(tmp_path), stdout=fh, stderr=subprocess.STDOUT,
+                                cwd=outside, env=env, stdout=fh, stderr=subprocess.STDOUT,
                                 stdin=subprocess.DEVNULL)
     try:
         deadline = time.monotonic() + 120
@@ -109,7 +113,7 @@ def deck_url(request, tmp_path, chromium_path):
             else:
                 time.sleep(0.2)
         assert url == f"http://127.0.0.1:{port}/"
-        yield key, url
+        yield key, url, tmp_path / "tmp"
     finally:
         proc.terminate()  # the command stops Voila and removes its folder on SIGTERM
         try:
@@ -207,19 +211,30 @@ def _fits_and_reads(key, n, info) -> None:
 
 @pytest.mark.parametrize("deck_url", list(DECKS), indirect=True, ids=[f"deck-{k}" for k in DECKS])
 def test_deck(deck_url, page720, widget_budget_s):
-    key, url = deck_url
+    key, url, tmp = deck_url
+    # The command printed its URL once Voila's spare kernel had run the deck (helpers.lecture.serve).
+    assert list(tmp.glob("ch02-deck-*/.deck-ready")), f"deck {key}: the URL was printed before the deck had run"
     pg = page720
     requests: list[str] = []
     pg.on("request", lambda r: requests.append(r.url))
     start = time.monotonic()
-    pg.goto(url, wait_until="commit")
+    response = pg.goto(url, wait_until="commit")
     pg.wait_for_selector(".deck-slide.deck-current", state="visible")
     first_slide = time.monotonic() - start
-    pg.wait_for_function("() => Array.from(document.querySelectorAll('.deck-live'))"
-                         ".every(l => l.querySelector('.jupyter-widgets'))", timeout=180_000)
+    # Every live slide holds its rendered widget (not the renderer's "Loading widget..."; and not vacuously
+    # true on a page whose slides have not been parsed yet).
+    pg.wait_for_function("n => { const l = document.querySelectorAll('.deck-live'); return l.length === n &&"
+                         " Array.from(l).every(x => x.querySelector('.jupyter-widgets') && !/Loading widget/.test(x.innerText)); }",
+                         arg=sum(s.kind in ("vote", "live") for s in DECKS[key].slides), timeout=180_000)
     all_live = time.monotonic() - start
     pg.wait_for_load_state("networkidle")
     TIMINGS[key] = {"first_slide_s": round(first_slide, 2), "every_widget_s": round(all_live, 2)}
+    # The page got the preheated kernel: it arrived with the live cells' widgets already in it (served, not
+    # run after the page loaded), and Voila says it used that kernel.
+    assert ("application/vnd.jupyter.widget-view+json" in response.text()) == any(
+        s.kind in ("vote", "live") for s in DECKS[key].slides), f"deck {key}: the page did not arrive with its widgets' outputs"
+    voila_log = "".join(p.read_text(errors="replace") for p in tmp.glob("ch02-deck-*/voila.log"))
+    assert "Using pre-heated kernel" in voila_log, f"deck {key}: Voila did not use the preheated kernel:\n{voila_log[-2000:]}"
     count = pg.evaluate("() => window.deck.count")
     assert count == len(DECKS[key].slides) + 1
     if key == "1":
@@ -278,6 +293,8 @@ def voila_route(tmp_path, chromium_path):
     root.mkdir()
     nb_dir = Path(__file__).resolve().parents[2] / "notebooks"
     (root / "02-06.ipynb").write_bytes(next(nb_dir.glob("02-06-*.ipynb")).read_bytes())
+    assert subprocess.run([sys.executable, "-m", "helpers.lecture", "1", "--write", str(root / "deck-1.ipynb")],
+                          cwd=root, capture_output=True, timeout=120).returncode == 0
     env = _jupyter_env(tmp_path)
     env["JUPYTER_PATH"] = str(prefix / "share" / "jupyter")
     env["JUPYTER_CONFIG_PATH"] = str(prefix / "etc" / "jupyter")
@@ -312,6 +329,7 @@ def voila_route(tmp_path, chromium_path):
 
 
 def test_the_voila_route_uses_the_installed_templates(voila_route, page720):
+    """02-06 in the ch02 view; a deck notebook written with --write as slides (its own template)."""
     base, token = voila_route
     pg = page720
     requests: list[str] = []
@@ -325,3 +343,15 @@ def test_the_voila_route_uses_the_installed_templates(voila_route, page720):
     assert "$$" not in text
     assert pg.evaluate("() => Array.from(document.querySelectorAll('.jp-CodeCell .jp-InputArea')).filter(e => e.offsetParent).length") == 0
     assert not _foreign(requests), f"the Voila route asked other hosts: {_foreign(requests)[:5]}"
+    # A deck written with --write names its template (metadata voila.template): the route shows it as slides,
+    # its first vote live, maths typeset, nothing fetched from another host.
+    requests.clear()
+    pg.goto(f"{base}/voila/render/deck-1.ipynb?token={token}", wait_until="domcontentloaded")
+    pg.wait_for_function("() => { const l = document.querySelector('.deck-live'); return l && l.querySelector("
+                         "'.jupyter-widgets .widget-radio-box input') && !/Loading widget/.test(l.innerText); }",
+                         timeout=180_000)
+    pg.wait_for_load_state("networkidle")
+    assert pg.evaluate("() => window.deck.count") == len(DECKS["1"].slides) + 1
+    assert pg.evaluate("() => document.querySelectorAll('mjx-container').length") > 0
+    assert "Error displaying widget" not in pg.evaluate("() => document.body.innerText")
+    assert not _foreign(requests), f"the deck on the Voila route asked other hosts: {_foreign(requests)[:5]}"
