@@ -177,6 +177,8 @@ def main(rounds: int = 3, with_presentation_view: bool = True) -> dict | None:
     if chromium is None:
         print("lecture: not measured (needs Chromium: apt-get install chromium)")
         return None
+    from helpers.lecture.serve import REFILL_DELAY_S
+
     bare, warm, cold = [], [], []
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=chromium, headless=True, args=ARGS)
@@ -226,9 +228,10 @@ def main(rounds: int = 3, with_presentation_view: bool = True) -> dict | None:
     live = [sum(d["rss_live_mib"]) for d in warm]
     nolive = [sum(d["rss_live_mib"]) for d in cold]
     if spare:
-        print(f"memory (VmRSS): the spare kernel, URL printed: {statistics.median(spare):.0f} MiB {_spread(spare)}; "
-              f"all deck kernels with the page live: {statistics.median(live):.0f} MiB preheated, "
-              f"{statistics.median(nolive):.0f} MiB --no-preheat")
+        print(f"memory (VmRSS): the spare kernel when the URL is printed {statistics.median(spare):.0f} MiB "
+              f"{_spread(spare)}; the page's kernel once live {statistics.median(live):.0f} MiB (preheated: Voila "
+              f"starts the next spare {REFILL_DELAY_S} s after a page took one, so a server with a page open holds "
+              f"two such kernels), {statistics.median(nolive):.0f} MiB --no-preheat (one kernel)")
     if view is not None:
         print(f"for comparison, voila on all of 02-05 until its sliders are live: {view:.2f} s = {view / floor:.2f}x")
     return {"bare_s": bare, "decks": warm, "no_preheat": cold, "floor_s": floor, "presentation_view_s": view}
