@@ -193,3 +193,34 @@ def test_a_diagnosed_check_keeps_the_ignored_arguments_hint(capsys):
     from helpers.checks import check_padded_attention_weights
     out = fails(capsys, check_padded_attention_weights(lambda Q, K, lengths: np.full((4, 4, 4), 0.25)))
     assert "全局变量" in out, out
+
+
+def test_a_known_wrong_answer_is_named_only_for_the_exception_it_raises(capsys):
+    """Two ValueErrors are not the same mistake: the diagnosis compares the exception's text (its shapes), not
+    only its type (fresh-eyes review: a missing keepdims was told "bare .T"). The same broadcast error with its
+    operands in another order is still the same mistake."""
+    from helpers.checks.diagnose import Wrong, run_diagnosed
+
+    def transposed(x):
+        return x @ x.T[:1]            # (n, d) @ (1, n): a matmul ValueError
+
+    def flat(x):
+        return x - x.sum(axis=1)                               # shapes (n, d) (n,): another broadcast ValueError
+
+    def broadcast(x):
+        return x + np.ones((3, x.shape[0]))                    # shapes (n, d) (3, n)
+
+    def broadcast_swapped(x):
+        return np.ones((3, x.shape[0])) + x                    # shapes (3, n) (n, d)
+
+    x = np.arange(8.0).reshape(4, 2)
+    cases = [Case(f"用例 {k}", (x + k,), x + k, "通用提示") for k in range(3)]
+    wrong = [Wrong("矩阵乘法的形状对不上", transposed), Wrong("广播的形状对不上", broadcast)]
+    assert not run_diagnosed("demo", flat, cases, wrong=wrong)
+    out = capsys.readouterr().out
+    assert "形状对不上" not in out and "通用提示" in out, out
+    assert not run_diagnosed("demo", broadcast_swapped, cases, wrong=wrong)
+    out = capsys.readouterr().out
+    assert "广播的形状对不上" in out, out
+    assert not run_diagnosed("demo", transposed, cases, wrong=wrong[::-1])
+    assert "矩阵乘法的形状对不上" in capsys.readouterr().out

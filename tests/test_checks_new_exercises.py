@@ -414,6 +414,18 @@ def _cross(X_q, X_kv, W_Q, W_K, W_V, *, src=None, axis=-1, scale=None, scores=No
     return _sm(S / (np.sqrt(K.shape[-1]) if scale is None else scale), axis=axis) @ V
 
 
+def cross_max_flat(X_q, X_kv, W_Q, W_K, W_V):
+    S = (X_q @ W_Q) @ np.swapaxes(X_kv @ W_K, -1, -2) / np.sqrt(W_K.shape[1])
+    E = np.exp(S - S.max(axis=-1))
+    return E / E.sum(axis=-1, keepdims=True) @ (X_kv @ W_V)
+
+
+def cross_sum_flat(X_q, X_kv, W_Q, W_K, W_V):
+    S = (X_q @ W_Q) @ np.swapaxes(X_kv @ W_K, -1, -2) / np.sqrt(W_K.shape[1])
+    E = np.exp(S - S.max(axis=-1, keepdims=True))
+    return E / E.sum(axis=-1) @ (X_kv @ W_V)
+
+
 test_batched_cross_attention_accepts, test_batched_cross_attention_rejects = check_table(
     check_batched_cross_attention, [cross_swap, cross_loop, cross_einsum, _f32(cross_swap)],
     {".T on 3-d": (lambda *a: _cross(*a, scores=lambda Q, K: Q @ K.T), "所有轴倒过来"),
@@ -428,6 +440,12 @@ test_batched_cross_attention_accepts, test_batched_cross_attention_rejects = che
      "weights": (lambda X_q, X_kv, W_Q, W_K, W_V: _sm((X_q @ W_Q) @ np.swapaxes(X_kv @ W_K, 1, 2) / np.sqrt(W_K.shape[1])),
                  "注意力权重"),
      "1.04x": lambda *a: 1.04 * cross_swap(*a),
+     # fresh-eyes review: each raises a ValueError, and each was told "bare .T" while only the type was compared
+     "max without keepdims": (cross_max_flat, ["少了一个轴", "保持维度"]),
+     "sum without keepdims": (cross_sum_flat, ["少了一个轴", "保持维度"]),
+     "values from X_q": (lambda X_q, X_kv, W_Q, W_K, W_V: _sm((X_q @ W_Q) @ np.swapaxes(X_kv @ W_K, 1, 2)
+                                                              / np.sqrt(W_K.shape[1])) @ (X_q @ W_V), "值应当和键一样"),
+     "weights transposed": (lambda X_q, X_kv, W_Q, W_K, W_V: cross_swap(X_q, X_kv, W_Q.T, W_K.T, W_V.T), "不用转置"),
      "helpers": (lambda X_q, X_kv, W_Q, W_K, W_V: np.stack([H.scaled_dot_product_attention(a @ W_Q, b @ W_K, b @ W_V).output
                                                             for a, b in zip(X_q, X_kv)]), "只用 numpy")})
 

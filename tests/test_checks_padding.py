@@ -155,7 +155,54 @@ def uses_helpers(Q, K, lengths):
     return H.scaled_dot_product_attention(Q, K, K, mask=mask).weights
 
 
+def no_max_subtracted(Q, K, lengths):              # the padded queries' large scores overflow exp
+    S = np.where(_real(lengths, K.shape[1])[:, None, :], _scores(Q, K), -np.inf)
+    with np.errstate(over="ignore", invalid="ignore"):
+        E = np.exp(S)
+        return E / E.sum(axis=-1, keepdims=True)
+
+
+def no_max_subtracted_minus_1e9(Q, K, lengths):
+    S = _scores(Q, K) + np.where(_real(lengths, K.shape[1]), 0.0, -1e9)[:, None, :]
+    with np.errstate(over="ignore", invalid="ignore"):
+        E = np.exp(S)
+        return E / E.sum(axis=-1, keepdims=True)
+
+
+def _both(lengths, T):                             # a (B, T, T) table: real query AND real key
+    real = _real(lengths, T)
+    return real[:, :, None] & real[:, None, :]
+
+
+def queries_and_keys_masked(Q, K, lengths):        # -inf: the padded queries' rows are 0/0
+    with np.errstate(invalid="ignore"):
+        return _softmax(np.where(_both(lengths, K.shape[1]), _scores(Q, K), -np.inf))
+
+
+def queries_and_keys_masked_minus_1e9(Q, K, lengths):   # -1e9: the padded queries' rows are uniform over all T keys
+    return _softmax(np.where(_both(lengths, K.shape[1]), _scores(Q, K), -1e9))
+
+
+def scores_times_mask(Q, K, lengths):              # 0 is an ordinary score: exp(0) = 1
+    return _softmax(_scores(Q, K) * _real(lengths, K.shape[1])[:, None, :])
+
+
+def zero_instead_of_minus_inf(Q, K, lengths):
+    return _softmax(np.where(_real(lengths, K.shape[1])[:, None, :], _scores(Q, K), 0.0))
+
+
+def mask_of_width_b(Q, K, lengths):               # the table built over range(B), not range(T): (B, 1, B) raises
+    real = np.arange(len(lengths))[None, :] < np.asarray(lengths)[:, None]
+    return _softmax(np.where(real[:, None, :], _scores(Q, K), -np.inf))
+
+
 WRONG = {
+    "no max subtracted (-inf)": (no_max_subtracted, ["没有减去每一行的最大值", "溢出"]),
+    "no max subtracted (-1e9)": (no_max_subtracted_minus_1e9, ["没有减去每一行的最大值", "溢出"]),
+    "queries masked as well as keys (-inf)": (queries_and_keys_masked, ["查询（行）也遮住了", "只遮键"]),
+    "queries masked as well as keys (-1e9)": (queries_and_keys_masked_minus_1e9, ["查询（行）也遮住了", "只遮键"]),
+    "scores times the mask": (scores_times_mask, ["换成了 0", "−∞"]),
+    "0 instead of -inf": (zero_instead_of_minus_inf, ["换成了 0", "−∞"]),
     "deleting padded keys": (deleted_padded_keys, ["删掉", "(B, T, T)"]),
     "deleting, then stacking": (deleted_and_stacked, ["删掉", "形状"]),
     "mask after softmax, no renormalising": (mask_after_softmax, ["清零之后每一行的和小于 1", "之前"]),
@@ -201,3 +248,16 @@ def test_what_the_learners_code_prints_still_shows(capsys):
 
     out = fails(capsys, check_padded_attention_weights(chatty))
     assert "debug: lengths" in out and "恰好为 0" in out, out
+
+
+def test_a_mask_of_the_wrong_width_is_not_told_the_broadcast_axis(capsys):
+    """A (B, 1, B) table raises a broadcast error too, but it names other shapes than the (B, T) table aligned
+    with the last two axes: the wrong-broadcast hint is not given (it was while only the exception's type counted)."""
+    out = fails(capsys, check_padded_attention_weights(mask_of_width_b))
+    assert "广播轴不对" not in out, out
+
+
+def test_deleting_the_keys_is_not_told_the_lengths_differ_where_they_do_not(capsys):
+    out = fails(capsys, check_padded_attention_weights(deleted_and_stacked))
+    assert "第 1/5 个用例" in out and "删掉" in out, out
+    assert "何况每个句子的长度不同" not in out, out

@@ -2,7 +2,7 @@
 
 ``run_diagnosed`` runs the hidden cases exactly as :func:`helpers.checks.core.run_check` does (same
 verdict lines, no traceback whatever the learner's function returns or raises). When a case fails, the
-learner's results on all the cases (or the exceptions it raised) are compared with what each known wrong answer
+learner's results on all the cases (or the exceptions it raised, type and message) are compared with what each known wrong answer
 (:class:`Wrong`) gives on the same cases; the one that matches best (on the failing case and on most others) replaces the case's generic hint with
 its own, which names that mistake in Chinese. A task that says "only numpy" is enforced with
 :mod:`helpers.checks.numpy_only` (a static scan and a run with tripwires on every ``helpers`` function);
@@ -57,11 +57,28 @@ def _same_result(a, b) -> bool:
         return bool(np.allclose(x, y, rtol=1e-4, atol=1e-6, equal_nan=True))
 
 
+# An array shape as numpy and the helpers print it: "(3,5,5)", "(4, 4)", "(2,)", "()".
+_SHAPE = re.compile(r"\(\s*(?:\d+\s*(?:,\s*\d+\s*)*,?)?\s*\)")
+
+
+def _exception_key(raised) -> tuple:
+    """What identifies a raised exception: its type, its text with the shapes taken out, and the non-empty shapes
+    it names in any order (``S + m``, ``m + S`` and ``np.where(m, S, x)`` name the same two arrays)."""
+    kind, text = raised
+    shapes = sorted(tuple(int(n) for n in re.findall(r"\d+", s)) for s in _SHAPE.findall(text))
+    template = re.sub(r"(?:<shape>\s*)+", "<shape> ", _SHAPE.sub("<shape>", text)).strip()
+    return kind, template, [s for s in shapes if s]
+
+
 def _same_outcome(a, b) -> bool:
-    """Both raised the same kind of exception, or both returned the same values."""
+    """Both raised the same exception (type and text, see ``_exception_key``), or both returned the same values.
+
+    The type alone says little: a missing ``keepdims``, a projection of the wrong sequence and a bare ``.T``
+    all raise a ValueError, each with its own message (the shapes or sizes that did not fit).
+    """
     if a[0] != b[0]:
         return False
-    return a[1][0] == b[1][0] if a[0] == "raised" else _same_result(a[1], b[1])
+    return _exception_key(a[1]) == _exception_key(b[1]) if a[0] == "raised" else _same_result(a[1], b[1])
 
 
 def _matching_wrong(fn, cases: Sequence[Case], k: int, wrong: Sequence[Wrong], passes=None) -> Wrong | None:
@@ -131,7 +148,7 @@ def run_diagnosed(
     ----------
     wrong : sequence of Wrong
         Known wrong answers, most specific first. When a case fails, the one that gives the learner's
-        result there (or raises the same kind of exception) and agrees with the learner on the most cases
+        result there (or raises the same exception, type and message) and agrees with the learner on the most cases
         (at least half) replaces the failing case's hint.
     numpy_only : bool
         Refuse a function that reaches ``helpers`` (found statically or by a tripwire while it runs).

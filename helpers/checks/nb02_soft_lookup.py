@@ -181,7 +181,7 @@ def _lm_wrong(temps="rows", axis=-1, shift="row", weights=False):
     def wrong(Qm, K, V, temperatures):
         t = np.asarray(temperatures, dtype=float)
         S = Qm @ K.T
-        S = {"rows": lambda: S / t[:, None], "cols": lambda: S / t[None, :], "first": lambda: S / t[0],
+        S = {"rows": lambda: S / t[:, None], "cols": lambda: S / t, "first": lambda: S / t[0],
              "times": lambda: S * t[:, None], "none": lambda: S}[temps]()
         if shift == "global":
             E = np.exp(S - S.max())
@@ -196,7 +196,8 @@ def _lm_wrong(temps="rows", axis=-1, shift="row", weights=False):
 
 
 _LM_WRONG = [
-    Wrong("第 i 个温度属于第 i 个查询，它除的是第 i 行的分数；你按列（第 i 个键）除了。", _lm_wrong(temps="cols")),
+    Wrong("第 i 个温度属于第 i 个查询，它除的是第 i 行的分数；你按列（第 i 个键）除了"
+          "（形状 (m,) 的温度直接和 (m, n) 的分数相除，广播把它对齐到最后一个轴，即键；m ≠ n 时就报错）。", _lm_wrong(temps="cols")),
     Wrong("每个查询有自己的温度：你对所有查询用了同一个温度。", _lm_wrong(temps="first")),
     Wrong("分数要除以温度，而不是乘以温度：温度越低，分布越尖。", _lm_wrong(temps="times")),
     Wrong("温度没有用上：每一行分数先除以这个查询的温度。", _lm_wrong(temps="none")),

@@ -30,13 +30,16 @@ def _padded_weights_ref(Q, K, lengths):
     return H.scaled_dot_product_attention(Q, K, K, mask=mask).weights
 
 
-def _pw_wrong(*, keys=None, where="before", renormalise=False, axis=-1, scale=None, global_max=False,
-              mask_rows=False, add_bool=False, bare_transpose=False):
+def _pw_wrong(*, keys=None, where="before", fill=-np.inf, renormalise=False, axis=-1, scale=None, global_max=False,
+              no_shift=False, mask_rows=False, add_bool=False, bare_transpose=False):
     """A classic wrong answer to the padded-batch exercise (a simulated learner's code, hence lenient_softmax).
 
     ``keys(lengths, T)`` gives the (B, T) table of keys the learner kept; ``where`` says how it is applied to
     the (B, T, T) scores: "before" (the right broadcast), "none", "after" (zero the weights), "rows" (on the
-    query axis), "trailing" (the (B, T) table aligned with the last two axes: numpy's default broadcast).
+    query axis), "trailing" (the (B, T) table aligned with the last two axes: numpy's default broadcast),
+    "both" (a (B, T, T) table that hides the padded queries as well as the padded keys). ``fill`` is what
+    "before" and "both" put in the hidden scores (0.0: the scores multiplied by the mask); ``no_shift`` skips
+    subtracting each row's maximum before exp.
     """
     def wrong(Q, K, lengths):
         Q, K = np.asarray(Q, dtype=float), np.asarray(K, dtype=float)
@@ -46,14 +49,16 @@ def _pw_wrong(*, keys=None, where="before", renormalise=False, axis=-1, scale=No
         if add_bool:
             S = S + real[:, None, :].astype(float)
         elif where == "before":
-            S = np.where(real[:, None, :], S, -np.inf)
+            S = np.where(real[:, None, :], S, fill)
+        elif where == "both":
+            S = np.where(real[:, :, None] & real[:, None, :], S, fill)
         elif where == "rows":
             S = np.where(real[:, :, None], S, -np.inf)
         elif where == "trailing":
             S = np.where(real, S, -np.inf)
-        if global_max:
+        if global_max or no_shift:
             with np.errstate(all="ignore"):
-                E = np.exp(S - S.max())
+                E = np.exp(S - S.max()) if global_max else np.exp(S)
                 A = E / E.sum(axis=-1, keepdims=True)
         else:
             A = lenient_softmax(S, axis=axis)
@@ -81,7 +86,9 @@ def _deleted_list(Q, K, lengths):
 
 
 _DELETED = ("你把填充的键删掉了：结果少了列。练习要的是完整形状 (B, T, T) 的权重：填充的键留在原位，它们那一列的权重为 0"
-            "（何况每个句子的长度不同，删掉之后也拼不成一个数组）。")
+            "（句子长度不同时，删掉之后连一个数组都拼不成）。")
+_BOTH = ("你把填充位置上的查询（行）也遮住了：它们那几行的分数全被换掉，用 −∞ 时整行是 0/0（NaN），用 −1e9 时整行平均分给了"
+         "全部 T 个键（填充的键也分到了权重）。练习要求每一行，包括填充位置上的查询，都在本句真实的键上归一化：掩码只遮键（列）。")
 _AFTER = "掩码要在 softmax 之前作用在分数上，而不是之后作用在权重上。"
 _PW_WRONG = [
     Wrong(_DELETED, _deleted_stacked),
@@ -95,6 +102,12 @@ _PW_WRONG = [
           _pw_wrong(where="none", mask_rows=True)),
     Wrong("填充列遮对了，但你把填充位置上的查询（行）也清零了：练习要求每一行——包括填充位置上的查询——都在本句的真实键上和为 1。只遮键（列）。",
           _pw_wrong(mask_rows=True)),
+    Wrong(_BOTH, _pw_wrong(where="both")),
+    Wrong(_BOTH, _pw_wrong(where="both", fill=-1e9)),
+    Wrong("填充键的分数被换成了 0（或乘上了为 0 的掩码），而不是 −∞：0 也是一个普通的分数，exp(0) = 1，填充的键照样分到了权重。"
+          "被排除的键，分数要变成 −∞（或一个负得足够多的数，例如 −1e9）。", _pw_wrong(fill=0.0)),
+    Wrong("掩码对了，但取指数之前没有减去每一行的最大值：填充位置上的查询很大，它们那几行的分数 exp 之后溢出成 inf，"
+          "inf / inf 得到 NaN。先减去每一行（真实键上）的最大值，再取 exp。", _pw_wrong(no_shift=True)),
     Wrong("不带参数的转置会把三维数组的所有轴倒过来，批量轴也被换到了最后：打分时只交换键的最后两个轴。",
           _pw_wrong(bare_transpose=True)),
     Wrong("掩码的广播轴不对：形状 (B, T) 的表直接和 (B, T, T) 的分数放在一起时，广播从最后一个轴往前对齐，把它当成了（查询, 键）的表，"
@@ -214,14 +227,22 @@ def _batched_cross_ref(X_q, X_kv, W_Q, W_K, W_V):
     return H.softmax(S, axis=-1) @ V
 
 
-def _bx_wrong(scores=None, keys_from_queries=False, axis=-1, scale=None, weights=False, global_max=False):
-    """A classic wrong batched cross-attention (a simulated learner's code, hence core.lenient_softmax)."""
+def _bx_wrong(scores=None, keys_from_queries=False, values_from_queries=False, transposed_weights=False, axis=-1,
+              scale=None, weights=False, global_max=False, flat=None):
+    """A classic wrong batched cross-attention (a simulated learner's code, hence core.lenient_softmax).
+
+    ``flat`` names the reduction whose axis was dropped ("max" or "sum": no keepdims), which raises on a batch.
+    """
     def wrong(X_q, X_kv, W_Q, W_K, W_V):
         src = X_q if keys_from_queries else X_kv
-        Q, K, V = X_q @ W_Q, src @ W_K, src @ W_V
+        W_Q, W_K, W_V = (W.T for W in (W_Q, W_K, W_V)) if transposed_weights else (W_Q, W_K, W_V)
+        Q, K, V = X_q @ W_Q, src @ W_K, (X_q if values_from_queries else src) @ W_V
         S = (Q @ np.swapaxes(K, -1, -2)) if scores is None else scores(Q, K)
         S = S / (np.sqrt(K.shape[-1]) if scale is None else scale(Q, K, V, X_q))
-        if global_max:
+        if flat is not None:
+            E = np.exp(S - S.max(axis=-1, keepdims=flat != "max"))
+            A = E / E.sum(axis=-1, keepdims=flat != "sum")
+        elif global_max:
             E = np.exp(S - S.max())
             A = E / E.sum(axis=-1, keepdims=True)
         else:
@@ -230,6 +251,8 @@ def _bx_wrong(scores=None, keys_from_queries=False, axis=-1, scale=None, weights
     return wrong
 
 
+_FLAT = ("每一行的最大值（或和）求出来之后少了一个轴：形状 (B, T_q) 的结果和形状 (B, T_q, T_kv) 的分数放在一起时，"
+         "广播从最后一个轴往前对齐，对不上。求最大值和求和时保持维度，让每一行的那个数仍占着一个长度为 1 的轴。")
 _BX_WRONG = [
     Wrong("不带参数的转置会把三维数组的所有轴倒过来（批量轴也被换到了最后）：打分时只交换键的最后两个轴。",
           _bx_wrong(scores=lambda Q, K: Q @ K.T)),
@@ -237,6 +260,11 @@ _BX_WRONG = [
           _bx_wrong(scores=lambda Q, K: np.einsum("bqd,ckd->bqk", Q, K))),
     Wrong("键和值应当来自被查询的序列 X_kv，你用的是提问的序列 X_q（那是自注意力）。",
           _bx_wrong(keys_from_queries=True)),
+    Wrong("值应当和键一样来自被查询的序列 X_kv：你用提问的序列 X_q 算了值，于是权重有 T_kv 列，值却有 T_q 行。",
+          _bx_wrong(values_from_queries=True)),
+    Wrong("投影矩阵不用转置：W_Q、W_K 的形状是 (d_model, d_k)，W_V 是 (d_model, d_v)，"
+          "形状 (…, d_model) 的输入直接右乘它们，就得到宽 d_k（或 d_v）的查询、键和值。",
+          _bx_wrong(transposed_weights=True)),
     Wrong("softmax 沿的是查询轴：每个查询对它的所有键归一化，应沿最后一个轴（键）。",
           _bx_wrong(axis=1)),
     Wrong("softmax 沿的是批量轴：每个查询对它的所有键归一化，应沿最后一个轴（键）。",
@@ -253,6 +281,8 @@ _BX_WRONG = [
           _bx_wrong(global_max=True)),
     Wrong("你返回的是注意力权重：还差最后一步，用权重对值加权求和。",
           _bx_wrong(weights=True)),
+    Wrong(_FLAT, _bx_wrong(flat="max")),
+    Wrong(_FLAT, _bx_wrong(flat="sum")),
 ]
 
 
