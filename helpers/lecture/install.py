@@ -8,8 +8,9 @@ install (``pip install -e``) does not install data-files, so a checkout runs thi
 
 Then JupyterLab's Voila route (``/voila/render/<notebook>``) renders every notebook with the
 presentation view's template ``ch02`` (no code, no exercise or solution cells, no hidden-case
-outputs, maths typeset offline). The decks are served by ``python -m helpers.lecture`` (Voila's server
-extension keeps one template for the whole route).
+outputs, maths typeset offline). The decks are served by ``python -m helpers.lecture``; a deck notebook
+written with ``--write`` names ``ch02-deck`` in its metadata (``voila.template``), which the route honours
+(Voila's ``allow_template_override``, default YES), so there it shows as slides too.
 """
 
 from __future__ import annotations
