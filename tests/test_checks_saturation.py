@@ -4,12 +4,15 @@ wrong answers are rejected."""
 import math
 
 import numpy as np
+import pytest
+
+import helpers as H
 
 from helpers.checks import (
     check_dot_variance,
     check_is_attention_matrix,
 )
-from check_verdicts import check_table, verdict_table
+from check_verdicts import check_table, fails, verdict_table
 
 
 # ---- check_dot_variance ---------------------------------------------------------------------
@@ -68,11 +71,22 @@ ATTN_WRONG = {
     # the task states the tolerance 1e-6 (issue 20: a stated tolerance is enforced)
     "tolerance 1e-9": lambda A: all(min(row) >= 0 and abs(sum(row) - 1) <= 1e-9 for row in np.asarray(A).tolist()),
     "tolerance 1e-4": lambda A: np.all(A >= 0) & np.all(np.abs(A.sum(axis=-1) - 1) < 1e-4),
+    # fresh-eyes review: it passed every case (no negative row had absolute values summing to 1)
+    "absolute values sum to 1": (lambda A: bool(np.allclose(np.abs(A).sum(axis=-1), 1.0, atol=1e-6, rtol=0)), "绝对值"),
 }
 
 
 test_is_attention_matrix_correct_variants_pass, test_is_attention_matrix_rejects = check_table(
     check_is_attention_matrix, ATTN_OK, ATTN_WRONG, wrong_says=["提示（hint）"])
+
+
+@pytest.mark.parametrize("fn", [lambda A: H.is_distribution(A),
+                                lambda A: bool(np.all(np.isfinite(A)) and H.is_distribution(A))],
+                         ids=["copied", "behind a finite guard"])
+def test_is_attention_matrix_refuses_the_helper_the_notebook_shows(fn, capsys):
+    """Fresh-eyes review: H.is_distribution, shown a few cells above the exercise, did the whole exercise."""
+    out = fails(capsys, check_is_attention_matrix(fn))
+    assert "只用 numpy" in out and "H.is_distribution" in out, out
 
 
 # ---- reviewer's wrong answers (each passed the check before the review) ------------------------

@@ -17,13 +17,17 @@ __all__ = ["check_is_attention_matrix", "check_row_max_fix", "check_masked_softm
 
 @float_safe
 def check_is_attention_matrix(fn) -> CheckResult:
-    """Check ``fn(A) -> bool``: True iff every ROW of A is non-negative and sums to 1 (within 1e-6).
+    """Check ``fn(A) -> bool``: True iff every ROW of A is non-negative and sums to 1 (within 1e-6), numpy only.
+
+    The notebook shows ``H.is_distribution`` doing exactly this test a few cells above, so the exercise asks
+    for it written with numpy alone and refuses the helper (fresh-eyes review: copying it passed).
 
     The task states the tolerance (1e-6), and the cases hold the learner to it within the slack of
     numpy's defaults: a row off by 5e-7 is True (a tolerance of 1e-9 or exact equality fails), a row
     off by 3e-5 is False (a tolerance of 1e-4 fails; ``np.allclose``'s 1e-5 + 1e-8 passes). The other
     False cases have a defect far outside any tolerance (row sums off by 0.3 or 1e-3, a
-    column-normalised matrix, a negative weight, NaN). The answer must be a bool (True/False).
+    column-normalised matrix, a negative weight, NaN; a row with a negative weight whose absolute values sum
+    to 1, which a test of the absolute values' sum alone lets through). The answer must be a bool (True/False).
     """
     rng = np.random.default_rng(20260206)
     S = rng.normal(size=(4, 4)) * 3
@@ -33,6 +37,8 @@ def check_is_attention_matrix(fn) -> CheckResult:
     negative[0] = [1.2, -0.2, 0.0, 0.0]
     negative_below_one = good.copy()
     negative_below_one[1] = [0.6, 0.6, -0.2, 0.0]  # every entry <= 1: an upper-bound test does not notice
+    negative_abs_one = good.copy()
+    negative_abs_one[3] = [0.7, -0.3, 0.0, 0.0]    # |a| sums to 1: a test of the absolute values does not notice
     rect = H.softmax(rng.normal(size=(2, 5)))
     wrong_axis_rect = H.softmax(rng.normal(size=(5, 2)), axis=0)  # (5, 2): its columns sum to 1
     plus_03 = good.copy()
@@ -59,6 +65,8 @@ def check_is_attention_matrix(fn) -> CheckResult:
         Case("行和都为 1，但有一个权重为负", (negative,), False, "权重还必须非负：每一个元素都要 ≥ 0。"),
         Case("行和都为 1，每个元素都不超过 1，但有一个权重为负", (negative_below_one,), False,
              "检查的是“非负”（每个元素 ≥ 0），而不是“不超过 1”：和为 1 的一行里仍可能有负数。"),
+        Case("有一个权重为负，这一行的绝对值加起来恰好是 1", (negative_abs_one,), False,
+             "这一行的和其实是 0.4：取了绝对值再求和，负的权重就被当成了正的。非负和行和为 1 是两个条件，各查各的。"),
         Case("长方形矩阵（T_q = 2，T_kv = 5）", (rect,), True, "矩阵每个查询一行，不必是方阵。"),
         Case("单位矩阵", (np.eye(3),), True, "独热（one-hot）的行是合法的注意力行：0 也是允许的非负数。"),
         Case("有一行的和是 1.3", (plus_03,), False, "逐行检查和是否为 1，而不是只看非负或只看形状。"),
@@ -76,7 +84,8 @@ def check_is_attention_matrix(fn) -> CheckResult:
         Case("长方形矩阵（5 × 2），列和为 1", (wrong_axis_rect,), False,
              "长方形矩阵的行和与列和长度不同：沿最后一个轴（每个查询的一行）求和。"),
     ]
-    return run_check("check_is_attention_matrix", fn, cases, atol=0.0, rtol=0.0, result_type=bool)
+    return run_diagnosed("check_is_attention_matrix", fn, cases, numpy_only=True, ask="只用 numpy 写出这两个条件（不调用 H.is_distribution）",
+                         atol=0.0, rtol=0.0, result_type=bool)
 
 
 def _attention_ref(Q, K, V):
