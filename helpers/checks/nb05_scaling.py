@@ -12,6 +12,7 @@ import contextlib
 import functools
 import io
 import math
+import time
 import tracemalloc
 
 import numpy as np
@@ -30,6 +31,7 @@ _DV_WRONG = [
     Wrong("方差随 d_k 线性增长：d_k 个独立项的方差相加，是乘以 d_k，不是 d_k 的平方。", lambda d, a, b: d * d * a * b),
     Wrong("方差随 d_k 线性增长，不是随 √d_k（√d_k 是标准差的增长）。", lambda d, a, b: math.sqrt(d) * a * b),
     Wrong("把方差和标准差混在了一起：一项的方差就是 var_q·var_k，不要再开平方。", lambda d, a, b: d * math.sqrt(a * b)),
+    Wrong("你返回的是标准差（方差的平方根）：这里要的是方差本身，最后不要开平方。", lambda d, a, b: math.sqrt(d * a * b)),
 ]
 
 
@@ -66,6 +68,8 @@ _SS_WRONG = [
     Wrong("乘的是方差的倒数：c·(q·k) 的方差是 c² 乘 Var(q·k)，所以要乘标准差的倒数（方差的平方根的倒数）。",
           lambda d, a, b: 1 / (d * a * b)),
     Wrong("你返回的是标准差本身：要的是乘上去的因子 c，它是标准差的倒数。", lambda d, a, b: math.sqrt(d * a * b)),
+    Wrong("除以 d_k 而不是 √d_k：c·(q·k) 的方差是 c² 乘 Var(q·k)，除以 d_k 把方差压成了 1/d_k（d_k 越大，分数越接近相等），"
+          "而不是 1；分量方差不是 1 时，var_q 和 var_k 也要考虑进去。", lambda d, a, b: 1 / d),
     Wrong("一项的方差是两个分量方差的乘积，不是它们的和。", lambda d, a, b: 1 / math.sqrt(d * (a + b))),
 ]
 
@@ -178,13 +182,15 @@ _SB_WRONG = [
           "它们合起来是每行一个数（g 按权重 a 的加权平均），要从 g_i 里减掉。", lambda A, G: A * G),
     Wrong("只算了对角线 a_i(1 − a_i)：非对角项 −a_i a_j 把其他分量的上游梯度也带了进来。",
           lambda A, G: A * (1 - A) * G),
-    Wrong("括号外少乘了一个 a：第 i 个分量是 a_i 乘以（g_i 减去 g 按权重 a 的平均）。",
+    Wrong("少乘了一个 a：J 的每一项 J_ij = a_i(δ_ij − a_j) 都带着因子 a_i，所以结果的第 i 个分量也整个带着它。",
           lambda A, G: G - np.sum(A * G, axis=-1, keepdims=True)),
-    Wrong("权重 a 和上游梯度 g 的位置对调了：括号外乘的是权重 a_i，括号里是上游梯度 g_i 减去加权平均。",
+    Wrong("权重 a 和上游梯度 g 的位置对调了：权重只来自 J（它的每一项都带着 a_i），上游梯度只通过与 J 相乘的那个求和进来。"
+          "对照 J_ij = a_i(δ_ij − a_j) 再展开一次。",
           lambda A, G: G * (A - np.sum(A * G, axis=-1, keepdims=True))),
     Wrong("减去的应是 g 按权重 a 的加权平均，而不是 g 的普通平均。",
           lambda A, G: A * (G - G.mean(axis=-1, keepdims=True))),
-    Wrong("符号反了：第 i 个分量是 a_i(g_i − a·g)，不是 a_i(a·g − g_i)。",
+    Wrong("符号反了：你的结果正好是正确结果的相反数。J 的对角项 a_i(1 − a_i) 是正的，非对角项 −a_i a_j 是负的；"
+          "展开时看清哪一项带减号。",
           lambda A, G: A * (np.sum(A * G, axis=-1, keepdims=True) - G)),
     Wrong("外积和内积弄反了（转置放错了边）：行向量 a 的 aᵀa 是 T×T 的外积，a aᵀ 只是一个数 ‖a‖²。"
           "一维数组转置后不变，两种写法很容易算成同一个数。",
@@ -204,30 +210,68 @@ _BIG_N, _BIG_T = 2, 1024
 #: Peak of new memory the learner's function may allocate on the large case: half a byte per T x T entry, so a
 #: T x T matrix of any dtype (even bool or int8) is over it, and pure-Python lists of the (N, T) numbers are not.
 _BIG_LIMIT = _BIG_T * _BIG_T // 2
+#: tracemalloc slows a Python loop 10-15 x: a naive double loop over i and j (correct, no matrix, ~1 s on the large
+#: case) took 9-16 s traced and the kernel looked hung. So the large case runs untraced and timed; only a function
+#: that took at most ``_FAST_S`` there runs it again under tracemalloc.
+_FAST_S = 0.05
+#: A slower function is measured on one row of ``_SLOW_T`` keys instead (a double loop: ~0.3 s traced), against two
+#: bytes per T x T entry: any T x T matrix of float16 or wider is over it (a float64 one is 4 x over), and lists of
+#: the T numbers, however many, are not (512 bytes per number). A one-byte T x T mask in a slow function passes.
+_SLOW_N, _SLOW_T = 1, 256
+_SLOW_LIMIT = 2 * _SLOW_T * _SLOW_T
 
 
-def _traced_peak(fn, peaks: dict):
-    """``fn`` that records (in ``peaks["big"]``) the peak memory it allocates on the large case.
+class _Discard(io.TextIOBase):
+    """A stdout that keeps nothing: what the learner prints during a measurement is neither shown nor counted."""
 
-    numpy reports its array buffers to tracemalloc, so the peak sees any T x T matrix the learner builds, even
-    one freed before returning. Keeps ``fn``'s signature (the check's arity message reads it).
-    """
+    def writable(self) -> bool:
+        return True
+
+    def write(self, s: str) -> int:
+        return len(s)
+
+
+def _peak_bytes(fn, args) -> int | None:
+    """Peak new memory (bytes) ``fn(*args)`` allocates, by tracemalloc (which sees numpy's buffers, even one freed
+    before returning); None if it raised. Its printing goes nowhere and numpy summarises arrays while it runs, so a
+    learner's ``np.set_printoptions(threshold=sys.maxsize)`` and debugging prints do not count."""
+    was_tracing = tracemalloc.is_tracing()
+    if not was_tracing:
+        tracemalloc.start()
+    try:
+        with contextlib.redirect_stdout(_Discard()), np.printoptions(threshold=1000, edgeitems=3), \
+                np.errstate(all="ignore"):
+            tracemalloc.reset_peak()
+            base = tracemalloc.get_traced_memory()[0]
+            try:
+                fn(*args)
+            except Exception:
+                return None
+            return tracemalloc.get_traced_memory()[1] - base
+    finally:
+        if not was_tracing:
+            tracemalloc.stop()
+
+
+def _measured(fn, report: dict, slow_case: tuple):
+    """``fn`` that, on its first call with the large case, times it untraced and then measures its peak memory
+    there or, if it was slow, on ``slow_case`` (``report``: seconds, peak, limit, shape). Keeps ``fn``'s signature
+    (the check's arity message reads it). ``slow_case`` is built outside: the "numpy only" tripwire is on here."""
     @functools.wraps(fn)
     def measured(*args, **kwargs):
-        big = len(args) == 2 and all(isinstance(a, np.ndarray) and a.shape == (_BIG_N, _BIG_T) for a in args)
-        if not big:
+        big = (not kwargs and len(args) == 2
+               and all(isinstance(a, np.ndarray) and a.shape == (_BIG_N, _BIG_T) for a in args))
+        if not big or "seconds" in report:
             return fn(*args, **kwargs)
-        was_tracing = tracemalloc.is_tracing()
-        if not was_tracing:
-            tracemalloc.start()
-        tracemalloc.reset_peak()
-        base = tracemalloc.get_traced_memory()[0]
-        try:
-            return fn(*args, **kwargs)
-        finally:
-            peaks["big"] = tracemalloc.get_traced_memory()[1] - base
-            if not was_tracing:
-                tracemalloc.stop()
+        pristine = tuple(a.copy() for a in args)            # the measurement runs on inputs fn has not touched
+        start = time.perf_counter()
+        got = fn(*args)
+        report["seconds"] = time.perf_counter() - start
+        if report["seconds"] <= _FAST_S:
+            report.update(peak=_peak_bytes(fn, pristine), limit=_BIG_LIMIT, shape=(_BIG_N, _BIG_T))
+        else:
+            report.update(peak=_peak_bytes(fn, slow_case), limit=_SLOW_LIMIT, shape=(_SLOW_N, _SLOW_T))
+        return got
     return measured
 
 
@@ -237,8 +281,11 @@ def check_softmax_backward(fn) -> CheckResult:
 
     ``A`` (N, T) holds N rows of softmax weights, ``G`` (N, T) the upstream gradients dL/dA; row n of the
     answer is ``g_n J(a_n)`` with ``J(a) = diag(a) - a^T a`` (symmetric), i.e. ``a_n * (g_n - a_n . g_n)``.
-    The last case has T = 1024: the peak memory the function allocates there (tracemalloc, which sees numpy's
-    buffers) must stay below ``_BIG_LIMIT`` bytes, half a byte per entry of a T x T matrix.
+    The last case has T = 1024. It runs untraced and timed; a function that took at most ``_FAST_S`` runs it again
+    under tracemalloc (which sees numpy's buffers), and its peak must stay below ``_BIG_LIMIT`` bytes, half a byte
+    per entry of a T x T matrix. A slower one (a double loop, correct and allowed, gets a note on its O(T^2) cost)
+    is measured on one row of ``_SLOW_T`` keys instead, against ``_SLOW_LIMIT``. Printing during a measurement is
+    discarded and numpy's arrays are summarised, so the learner's debugging prints are not counted.
     """
     rng = np.random.default_rng(20260254)
     A1 = H.softmax(rng.normal(size=(3, 5)), axis=-1)
@@ -270,23 +317,34 @@ def check_softmax_backward(fn) -> CheckResult:
         Case(f"很长的行：{_BIG_N} 行，每行 T = {_BIG_T} 个键", (A7, G7), _softmax_backward_closed(A7, G7),
              "T 很大时也是每行的那一个数、再逐元素运算；结果的形状是 (N, T)。"),
     ]
-    peaks: dict = {}
+    A8 = H.softmax(rng.normal(size=(_SLOW_N, _SLOW_T)) * 2, axis=-1)
+    G8 = rng.normal(size=(_SLOW_N, _SLOW_T))
+    report: dict = {}
     buf = io.StringIO()
     with contextlib.redirect_stdout(buf):
-        result = run_diagnosed("check_softmax_backward", _traced_peak(fn, peaks) if callable(fn) else fn, cases,
+        result = run_diagnosed("check_softmax_backward", _measured(fn, report, (A8, G8)) if callable(fn) else fn, cases,
                                wrong=_SB_WRONG, numpy_only=True, learner=fn, atol=1e-5, rtol=1e-4)
     out = buf.getvalue()
-    if not (result.passed and peaks.get("big", 0) >= _BIG_LIMIT):
+    peak = report.get("peak") or 0
+    if not result.passed or peak < report["limit"]:
         print(out, end="")
+        if result.passed and report["seconds"] > _FAST_S:
+            print(f"   提示（速度）：你的函数在 {_BIG_N} 行、T = {_BIG_T} 的用例上用了约 {report['seconds']:.1f} 秒。"
+                  "如果你写的是对 i、再对 j 的双重循环：每个分量都把这一行的同一个和重新算了一遍，每行是 O(T²) 次运算；"
+                  "这个和对一行里所有分量都一样，每行只算一次，就只需 O(T)。")
         return result
-    # every value is right, but the large case built a T x T matrix: the task's second rule
+    # every value is right, but the function built a T x T matrix: the task's second rule
     if out.endswith(result.message + "\n"):
         out = out[: -len(result.message) - 1]           # keep what the learner's own code printed, drop the pass line
+    n, t = report["shape"]
     msg = (f"{FAIL} check_softmax_backward：数值都对了，但这个练习要求不构造 T×T 的矩阵，而你的函数在 "
-           f"{_BIG_N} 行、T = {_BIG_T} 的用例上临时占用了约 {peaks['big'] / 2**20:.1f} MiB 内存"
-           f"（一个 T×T 的 float64 矩阵是 {_BIG_T * _BIG_T * 8 / 2**20:.0f} MiB，而输入和结果各只有 "
-           f"{_BIG_N * _BIG_T * 8 / 2**10:.0f} KiB）。"
+           f"{n} 行、T = {t} 的用例上临时占用了约 {_mib(peak)} 内存"
+           f"（一个 T×T 的 float64 矩阵是 {_mib(t * t * 8)}，而输入和结果各只有 {n * t * 8 / 2**10:.0f} KiB）。"
            "\n   提示（hint）：把结果的第 i 个分量写开——它只用到这一行的 a_i、g_i 和每行一个、先算好的数，"
            "用不着雅可比矩阵，也用不着单位矩阵或外积。")
     print(out + msg)
     return CheckResult(result.name, False, result.n_cases, result.n_cases - 1, msg)
+
+
+def _mib(n_bytes: float) -> str:
+    return f"{n_bytes / 2**20:.1f} MiB" if n_bytes < 2**23 else f"{n_bytes / 2**20:.0f} MiB"
