@@ -110,6 +110,11 @@ def test_small_multiples_draw():
     assert u1024 > s1024 and min(u16, u1024, s16, s1024) >= 1 / 8
     # the lower axes show the weights of the scaled scores, not "weight / sqrt(d_k)" (issue 20)
     assert "scores" in fig.axes[1].get_ylabel() and "scores" in fig.axes[0].get_ylabel()
+    # fresh-eyes review: the dotted line at 1/T was explained nowhere in the figure or its caption
+    for ax in fig.axes:
+        ys = [seg[:, 1] for c in ax.collections[1:] for seg in c.get_segments()]
+        assert len(ys) == 2 and np.allclose(ys, 1 / 8)            # one dotted line per group, at 1/T
+    assert "dotted: uniform 1/8" in fig._suptitle.get_text()
     assert min(size for _, size in displayed_text_sizes(fig)) >= MIN_FONT_PT
     plt.close(fig)
 
