@@ -70,15 +70,19 @@ LECTURE_1 = Deck("1", "第一讲：从“为什么需要上下文”到 softmax�
         title("02-05", "e2f480ae"),
         text("02-05", ("1d55758e", 1, 2, 3)),  # the problem, then the assumption
         text("02-05", "fc488829", skip=True),
-        text("02-05", ("4e40b584", 1, 2, 3)),
-        vote("02-05", "bcd7ecc3", ("961147e6", 1, 2)),
+        # the derivation's steps 2 and 3 as their formulas (the guide: step 3 may be told as its conclusion)
+        text("02-05", ("a07a4509", 1, 3)),
+        text("02-05", ("4e40b584", 1, 3)),
+        vote("02-05", "bcd7ecc3", ("961147e6", 1)),  # the question says it all
         text("02-05", "a3c3cdc2"),
+        # J and its norm before the vote that asks about ||J||_F (the quotient-rule line and the code notes stay out)
+        text("02-05", ("020bb8b6", 1, 3, 5)),
         vote("02-05", "54608a0f"),
         # The vote before the explorer: its step 3 (scaled, 1/tau = 10) shows the saturated share over 200 seeds,
-        # which is this vote's answer (the notebook asks after the explorer; the class votes first).
+        # which is this vote's answer (the notebook asks it before the explorer too).
         vote("02-05", "f0cc5deb"),
         live("02-05", "f3f894d8", ("09820fea", 1), setup=_EXPLORER_SETUP, kwargs={"layout": "lecture"}, demo=6.5),
-        figure("02-05", "21d04dc5", ("566de2d9", 1, 2)),
+        figure("02-05", "21d04dc5", ("566de2d9", 1, 2), skip=True),
     ), page="02-05"),
     Row("2.6", "按行 softmax；错轴的 bug；凸组合；数值稳定（减去每行最大值）", 11, "演示视图", (
         title("02-06", "ee67abb3"),
