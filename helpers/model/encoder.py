@@ -112,11 +112,41 @@ class EncoderOutput(NamedTuple):
         return self.hidden_states[-1]
 
 
-def erf(x) -> np.ndarray:
-    """The error function, element-wise, via :func:`math.erf` (correctly rounded double precision).
+# W. J. Cody's rational Chebyshev approximations of erf and erfc (Math. Comp. 23, 1969, 631-637; the
+# coefficients of his SPECFUN routine CALERF), each polynomial written highest power first.
+_ERF_SMALL = ((1.85777706184603153e-1, 3.16112374387056560e00, 1.13864154151050156e02, 3.77485237685302021e02,
+               3.20937758913846947e03),
+              (1.0, 2.36012909523441209e01, 2.44024637934444173e02, 1.28261652607737228e03, 2.84423683343917062e03))
+_ERFC_MID = ((2.15311535474403846e-8, 5.64188496988670089e-1, 8.88314979438837594e00, 6.61191906371416295e01,
+              2.98635138197400131e02, 8.81952221241769090e02, 1.71204761263407058e03, 2.05107837782607147e03,
+              1.23033935479799725e03),
+             (1.0, 1.57449261107098347e01, 1.17693950891312499e02, 5.37181101862009858e02, 1.62138957456669019e03,
+              3.29079923573345963e03, 4.36261909014324716e03, 3.43936767414372164e03, 1.23033935480374942e03))
+_ERFC_TAIL = ((1.63153871373020978e-2, 3.05326634961232344e-1, 3.60344899949804439e-1, 1.25781726111229246e-1,
+               1.60837851487422766e-2, 6.58749161529837803e-4),
+              (1.0, 2.56852019228982242e00, 1.87295284992346047e00, 5.27905102951428412e-1, 6.05183413124413191e-2,
+               2.33520497626869185e-3))
 
-    numpy has no ``erf``; this applies the standard library's to every element (through a flat
-    list: about 2.5x faster than ``np.frompyfunc``, which builds an object array; same values).
+
+def _ratio(coefficients, t: np.ndarray) -> np.ndarray:
+    """P(t) / Q(t) by Horner's rule, for ``coefficients = (P, Q)`` (highest power first)."""
+    num, den = (np.full_like(t, c[0]) for c in coefficients)
+    for r, c in zip((num, den), coefficients):
+        for k in c[1:]:
+            r *= t
+            r += k
+    return num / den
+
+
+def erf(x) -> np.ndarray:
+    """The error function, element-wise, in float64: W. J. Cody's rational approximations, vectorised.
+
+    numpy has no ``erf``. Three ranges of ``y = |x|``: ``y <= 0.46875``: ``erf = y P(y^2) / Q(y^2)``;
+    ``0.46875 < y <= 4``: ``erf = 1 - exp(-y^2) P(y) / Q(y)``; ``y > 4``:
+    ``erf = 1 - exp(-y^2) / y (1/sqrt(pi) - z P(z) / Q(z))`` with ``z = 1 / y^2``; then the sign of ``x``.
+    It agrees with the correctly rounded :func:`math.erf` to a relative 1e-15 (a few units in the last
+    place; ``tests/test_encoder.py`` compares millions of points, tails, the range ends, +-0, +-inf and NaN),
+    and, unlike mapping :func:`math.erf` over the elements, makes no Python float per element.
 
     Parameters
     ----------
@@ -126,8 +156,19 @@ def erf(x) -> np.ndarray:
     -------
     numpy.ndarray, shape (...), float64
     """
-    x = as_real_array("x", x, expected="(...)", allow_nonfinite=True)
-    return np.fromiter(map(math.erf, x.astype(np.float64).ravel().tolist()), np.float64, x.size).reshape(x.shape)
+    x = as_real_array("x", x, expected="(...)", allow_nonfinite=True).astype(np.float64)
+    y = np.abs(x).ravel()
+    out = np.empty_like(y)
+    small, tail = y <= 0.46875, ~(y <= 4.0)              # NaN goes to the tail branch and stays NaN
+    mid = ~(small | tail)
+    ys = y[small]
+    out[small] = ys * _ratio(_ERF_SMALL, ys * ys)
+    ym = y[mid]
+    out[mid] = 1.0 - np.exp(-ym * ym) * _ratio(_ERFC_MID, ym)
+    yt = np.minimum(y[tail], 8.0)                        # erf(y) rounds to 1.0 from y ~ 5.93 on; no overflow in y*y
+    z = 1.0 / (yt * yt)
+    out[tail] = 1.0 - np.exp(-yt * yt) * (1.0 / math.sqrt(math.pi) - z * _ratio(_ERFC_TAIL, z)) / yt
+    return np.copysign(out, x.ravel()).reshape(x.shape)
 
 
 def gelu(x) -> np.ndarray:
