@@ -168,6 +168,22 @@ def test_margins_method_indexes_the_first_occurrence_and_names_bad_words(model):
         model.margins("The councilmen refused because they feared it.", "they", "councilmen", "it")
 
 
+def test_margins_of_an_earlier_run_equal_a_fresh_run_and_refuse_another_sentence(model, monkeypatch):
+    run = model.run(SENTENCES[0])
+    fresh = model.margins(SENTENCES[0], "it", "animal", "street")
+    calls = []
+    monkeypatch.setattr(type(model), "run", lambda self, *a, **k: calls.append(a) or run)
+    reused = model.margins(SENTENCES[0], "it", "animal", "street", run=run)
+    assert calls == []                                                      # the encoder did not run again
+    np.testing.assert_array_equal(reused, fresh)
+    with pytest.raises(ValueError, match=r"run holds the tokens .*'tired'.*not those of .*wide"):
+        model.margins(SENTENCES[1], "it", "animal", "street", run=run)      # the run of the other sentence
+    with pytest.raises(TypeError, match=r"run must be the pair \(tokens, EncoderOutput\).*EncoderOutput"):
+        model.margins(SENTENCES[0], "it", "animal", "street", run=run[1])   # the output without its tokens
+    with pytest.raises(TypeError, match=r"tuple of length 1"):
+        model.margins(SENTENCES[0], "it", "animal", "street", run=(run[0],))
+
+
 # --- fetch / verify, with fakes (no network, no real weights needed) ---------------------------
 
 def _fake_model_dir(d, model_bytes=b"not the model"):

@@ -26,6 +26,7 @@ __all__ = [
     "check_token_index",
     "check_token_positions",
     "check_whole_tokens",
+    "check_run",
     "check_margins",
 ]
 
@@ -149,6 +150,17 @@ def check_whole_tokens(words: Mapping[str, str], text: str, tokens: list[str]) -
             raise ValueError(f"{name}={word!r} is not a whole token of {text!r}; its tokens are {tokens}.")
         idx.append(tokens.index(word))
     return idx
+
+
+def check_run(run, text: str, tokens: list[str]) -> tuple:
+    """``run``: the pair (tokens, EncoderOutput) that ``MiniLM.run(text)`` returns, whose tokens are ``tokens``."""
+    if not (isinstance(run, tuple) and len(run) == 2 and hasattr(run[1], "attentions")):
+        raise TypeError(f"run must be the pair (tokens, EncoderOutput) that model.run(text) returns; got "
+                        f"{type(run).__name__}{f' of length {len(run)}' if isinstance(run, tuple) else ''}.")
+    if list(run[0]) != tokens:
+        raise ValueError(f"run holds the tokens {list(run[0])}, not those of {text!r} ({tokens}): pass what "
+                         f"model.run(text) returned for this text.")
+    return run
 
 
 def check_margins(margin_a, margin_b, threshold) -> tuple[np.ndarray, np.ndarray]:

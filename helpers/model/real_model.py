@@ -27,7 +27,8 @@ from typing import NamedTuple
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from ._validate import check_attn, check_margins, check_token_index, check_token_positions, check_whole_tokens
+from ._validate import check_attn, check_margins, check_run, check_token_index, check_token_positions, \
+    check_whole_tokens
 from .encoder import EncoderConfig, EncoderOutput, encoder_forward, mean_pool_normalize
 from .cache import (CONFIG_SHA256, ENV_VAR, FETCH_COMMAND, MODEL_SHA256, PACKAGE, VERSION, VOCAB_SHA256,
                           WeightsMismatchError, WeightsMissingError, cache_dir, fetch, missing_message,
@@ -127,16 +128,23 @@ class MiniLM(NamedTuple):
             return enc.tokens, encoder_forward(self.weights, np.array(enc.ids), self.config, mask=mask,
                                                after_layer=self.release)
 
-    def margins(self, text: str, pronoun: str, a: str, b: str) -> np.ndarray:
+    def margins(self, text: str, pronoun: str, a: str, b: str, run: tuple | None = None) -> np.ndarray:
         """:func:`referent_margin` of ``text``: weight ``pronoun -> a`` minus ``pronoun -> b`` in every head.
 
         Each word must be one whole token of ``text`` (its first occurrence is used).
+
+        Parameters
+        ----------
+        text, pronoun, a, b : str
+        run : (list of str, EncoderOutput), optional
+            What ``self.run(text)`` (without a mask) returned earlier: its attention is used and the encoder
+            does not run again. Its tokens must be those of ``text``. Default: run the encoder on ``text``.
 
         Returns
         -------
         numpy.ndarray, shape (n_layers, n_heads)
         """
-        tokens, out = self.run(text)
+        tokens, out = self.run(text) if run is None else check_run(run, text, self.tokenizer.encode(text).tokens)
         idx = check_whole_tokens({"pronoun": pronoun, "a": a, "b": b}, text, tokens)
         return referent_margin(out.attentions, *idx)
 
