@@ -111,3 +111,43 @@ test_review_wrong_answers_are_rejected = verdict_table([(check, fn, False) for c
 
 def test_non_integer_variance_still_accepts_float32(capsys):
     assert check_dot_variance(lambda d, a, b: np.float32(d) * np.float32(a) * np.float32(b))
+
+
+# ---- re-review: each classic slip is named, not given the first failing case's hint ------------------------
+
+def _attn_row_loop_lets_nan_through(A):
+    for row in np.asarray(A, dtype=float):
+        if row.min() < 0:                      # NaN < 0 is False
+            return False
+        if abs(row.sum() - 1) > 1e-6:          # NaN > 1e-6 is False too
+            return False
+    return True
+
+
+ATTN_NAMED = {
+    "column sums (axis=0)": (lambda A: bool(np.all(A >= 0) and np.allclose(A.sum(axis=0), 1)), "列和"),
+    "column sums, tolerance 1e-6": (
+        lambda A: bool(np.all(A >= 0) and np.all(np.abs(np.sum(A, axis=0) - 1) <= 1e-6)), "列和"),
+    "total sum == T": (lambda A: bool(np.all(A >= 0) and np.isclose(A.sum(), A.shape[0])), "总和等于行数 T"),
+    "mean of the row sums": (lambda A: bool(np.all(A >= 0) and np.isclose(A.sum(axis=-1).mean(), 1)), "总和等于行数 T"),
+    "exact equality": (lambda A: bool(np.all(A >= 0) and np.all(A.sum(axis=-1) == 1)), "严格相等"),
+    "exact equality, np.array_equal": (
+        lambda A: bool((A >= 0).all() and np.array_equal(A.sum(axis=1), np.ones(A.shape[0]))), "严格相等"),
+    "row loop: False on a failing comparison, else True": (_attn_row_loop_lets_nan_through, "每一个条件都成立"),
+    "vectorised: not (any negative or any row off)": (
+        lambda A: not (np.any(A < 0) or np.any(np.abs(A.sum(axis=-1) - 1) > 1e-6)), "每一个条件都成立"),
+}
+
+
+test_is_attention_matrix_accepts_with_named_slips, test_is_attention_matrix_names_the_slip = check_table(
+    check_is_attention_matrix, ATTN_OK, ATTN_NAMED, wrong_says=["提示（hint）"])
+
+
+@pytest.mark.parametrize("label", ["column sums (axis=0)", "total sum == T", "exact equality",
+                                   "row loop: False on a failing comparison, else True"])
+def test_is_attention_matrix_slip_hints_do_not_show_code(label, capsys):
+    """A hint names the mistake in words: no numpy call, no comparison written out as code."""
+    out = fails(capsys, check_is_attention_matrix(ATTN_NAMED[label][0]))
+    hint = out.split("提示（hint）：", 1)[1]
+    for code in ("np.", "axis=", ".sum(", "allclose", "isclose", "== 1", "return"):
+        assert code not in hint, (code, hint)

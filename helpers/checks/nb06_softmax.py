@@ -15,6 +15,30 @@ from .diagnose import Wrong, run_diagnosed
 __all__ = ["check_is_attention_matrix", "check_row_max_fix", "check_masked_softmax", "check_log_softmax"]
 
 
+def _attn_none_fails(A):
+    """Wrong: "no condition fails" (any(A < 0) or any |row sum - 1| > 1e-6 -> False, else True); NaN lets it through."""
+    A = np.asarray(A, dtype=float)
+    return not (bool(np.any(A < 0)) or bool(np.any(np.abs(A.sum(axis=-1) - 1.0) > 1e-6)))
+
+
+# Classic slips of "is this an attention matrix?", most specific first (each has its own hint; without them a
+# slip got the hint of the first case it failed, e.g. a column-sum test was told "this should be True").
+_ATTN_WRONG = [
+    Wrong("你检查的是列和（沿第 0 个轴求和）：注意力矩阵每个查询占一行，要求的是每一行的和为 1，也就是沿最后一个轴求和。",
+          lambda A: bool(np.all(A >= 0) and np.allclose(np.sum(A, axis=0), 1.0, rtol=0.0, atol=1e-6))),
+    Wrong("你检查的是整个矩阵的总和等于行数 T（或者各行和的平均值为 1）：一行 1.3、一行 0.7 也能凑出同样的总和，"
+          "列归一化的方阵也一样。要求的是每一行各自和为 1。",
+          lambda A: bool(np.all(A >= 0) and abs(float(np.sum(A)) - A.shape[0]) <= 1e-6 * A.shape[0])),
+    Wrong("比较行和时要求了严格相等（或者容差比 1e-6 严得多）：浮点数相加有舍入误差，一行 softmax 的和常常与 1 差 1e-16 左右。"
+          "练习规定的是：行和与 1 相差不超过 1e-6，就算和为 1。",
+          lambda A: bool(np.all(A >= 0) and np.all(np.sum(A, axis=-1) == 1.0))),
+    Wrong("NaN 和任何数比较（小于 0、大于容差、等于 1）结果都是 False，所以“只要有一个条件不成立就返回 False，否则返回 True”"
+          "的写法会放过全是 NaN 的一行。反过来写：检查每一个条件都成立（每个元素 ≥ 0 为真，每一行的和与 1 相差不超过 1e-6 为真），"
+          "而不是检查没有一个条件失败。",
+          _attn_none_fails),
+]
+
+
 @float_safe
 def check_is_attention_matrix(fn) -> CheckResult:
     """Check ``fn(A) -> bool``: True iff every ROW of A is non-negative and sums to 1 (within 1e-6), numpy only.
@@ -84,7 +108,7 @@ def check_is_attention_matrix(fn) -> CheckResult:
         Case("长方形矩阵（5 × 2），列和为 1", (wrong_axis_rect,), False,
              "长方形矩阵的行和与列和长度不同：沿最后一个轴（每个查询的一行）求和。"),
     ]
-    return run_diagnosed("check_is_attention_matrix", fn, cases, numpy_only=True, ask="只用 numpy 写出这两个条件（不调用 H.is_distribution）",
+    return run_diagnosed("check_is_attention_matrix", fn, cases, wrong=_ATTN_WRONG, numpy_only=True, ask="只用 numpy 写出这两个条件（不调用 H.is_distribution）",
                          atol=0.0, rtol=0.0, result_type=bool)
 
 
