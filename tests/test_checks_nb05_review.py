@@ -137,3 +137,28 @@ def test_score_scale_names_dividing_by_d_k(capsys):
     assert "除以 d_k 而不是 √d_k" in out
     out = fails(capsys, check_score_scale(lambda d, a, b: 1 / (d * a * b)))   # the variance's inverse keeps its name
     assert "方差的倒数" in out
+
+
+# ---- re-review: the speed note is for a double loop, not for a per-row loop on a loaded machine ------------------
+
+def _slowed(seconds):
+    """The closed form, ``seconds`` slower on the large case only (a per-row loop on a busy JupyterHub, or worse)."""
+    import time
+
+    def fn(A, G):
+        if np.shape(A) == (2, 1024):
+            time.sleep(seconds)
+        return closed_form(A, G)
+    return fn
+
+
+def test_a_slightly_slow_answer_gets_no_double_loop_note(capsys):
+    calls = []
+    out = passes(capsys, check_softmax_backward(_recording(_slowed(0.1), calls)))   # over 0.05 s, under 0.3 s
+    assert ((1, 256), True) in calls                    # slower than the memory path's 0.05 s: measured on one row
+    assert "提示（速度）" not in out and "双重循环" not in out, out
+
+
+def test_an_answer_slower_than_the_note_threshold_gets_the_note(capsys):
+    out = passes(capsys, check_softmax_backward(_slowed(0.4)))
+    assert "提示（速度）" in out and "O(T²)" in out, out
