@@ -228,6 +228,21 @@ def _key_difference(kind, h):
     return dkey
 
 
+def dkey_zeros_loop(q, K, V, tau, j):
+    """A novice's loop: the accumulator np.zeros is float64 even on the float32 case."""
+    s = K @ q / tau
+    a = np.exp(s - np.max(s))
+    a = a / np.sum(a)
+    out = np.zeros(V.shape[1])
+    for i in range(V.shape[0]):
+        out += a[i] * V[i]
+    J = np.zeros((V.shape[1], K.shape[1]))
+    for r in range(V.shape[1]):
+        for c in range(K.shape[1]):
+            J[r, c] = a[j] * (V[j, r] - out[r]) * q[c] / tau
+    return J
+
+
 def dkey_ok(q, K, V, tau, j):
     s = K @ q / tau
     a = np.exp(s - s.max())
@@ -261,10 +276,17 @@ def _f32_key(fn):
 test_key_analytic_variants_accepted, test_key_finite_differences_rejected = check_table(
     check_output_key_jacobian,
     {"outer product": dkey_ok, "einsum": dkey_einsum, "loops": dkey_loops, "float32 throughout": _f32_key(dkey_ok),
-     "float32 loops": _f32_key(dkey_loops), "float64 work, float32 result": lambda *a: dkey_ok(*a).astype(np.float32)},
+     "float32 loops": _f32_key(dkey_loops), "float64 work, float32 result": lambda *a: dkey_ok(*a).astype(np.float32),
+     "loop into np.zeros": dkey_zeros_loop},
     {**{f"{kind} h={h:g}": (_key_difference(kind, h), ["数值差分", "解析导数"])
         for kind in ("central", "forward") for h in (1e-3, 1e-4, 1e-5, 1e-6, 1e-7)},
      "central, float64 work, input dtype kept": (
          lambda q, K, V, tau, j: _key_difference("central", 1e-6)(*(np.asarray(x, dtype=float) for x in (q, K, V)), tau, j)
-         .astype(np.result_type(q, K, V)), ["数值差分", "解析导数"])},
+         .astype(np.result_type(q, K, V)), ["数值差分", "解析导数"]),
+     # a step proportional to tau passed the 1e12 case, which is scale-invariant for it (fresh-eyes review)
+     **{f"central h={r:g} * tau, float64 work": (
+         lambda q, K, V, tau, j, r=r: _key_difference("central", r * tau)(*(np.asarray(x, dtype=float) for x in (q, K, V)), tau, j),
+         ["数值差分", "解析导数"]) for r in (3e-3, 5e-3, 1e-2, 1e-5)},
+     # a float64 accumulator on float32 inputs is float32 work, accepted below; this is not float32 precision
+     "loops, off by 1e-6": (lambda *a: dkey_loops(*a) * (1 + 1e-6), ["数值"])},
     min_cases=6)
