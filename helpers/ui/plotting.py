@@ -17,7 +17,7 @@ from .._validate import as_real_array
 from ._validate import check_heatmap_matrix, check_labels
 
 __all__ = [
-    "STYLE", "MIN_FONT_PT", "MAX_DISPLAY_PX", "DIVERGING_CMAP", "use_style", "displayed_text_sizes",
+    "STYLE", "INLINE_PRINT_KWARGS", "MIN_FONT_PT", "MAX_DISPLAY_PX", "DIVERGING_CMAP", "use_style", "displayed_text_sizes",
     "attention_heatmap", "weights_bar", "token_labels",
 ]
 
@@ -48,9 +48,28 @@ MAX_DISPLAY_PX = 900
 DIVERGING_CMAP = "RdBu_r"
 
 
+#: What the inline backend (JupyterLab, Voila, nbval) passes to ``savefig`` after :func:`use_style`:
+#: the figure as laid out, at its own size. The backend's default, ``bbox_inches="tight"``, lays
+#: every figure out twice (once to measure the drawn content, once to draw it), which made figures
+#: the largest cost of Run All; the series' figures set their own margins instead, and
+#: ``tests/test_figures_fit.py`` checks every committed figure for a label cut at an edge.
+INLINE_PRINT_KWARGS = {"bbox_inches": None}
+
+
 def use_style() -> None:
-    """Apply :data:`STYLE` to matplotlib's rcParams (call once in a notebook's setup cell)."""
+    """Apply :data:`STYLE` to matplotlib's rcParams (call once in a notebook's setup cell).
+
+    In an IPython kernel it also sets the inline backend's ``print_figure_kwargs`` to
+    :data:`INLINE_PRINT_KWARGS` (no tight crop: one layout pass per figure instead of two).
+    """
     plt.rcParams.update(STYLE)
+    try:
+        from IPython import get_ipython
+        from matplotlib_inline.config import InlineBackend
+    except ImportError:  # plain Python: no inline backend to configure
+        return
+    if get_ipython() is not None:
+        InlineBackend.instance().print_figure_kwargs = dict(INLINE_PRINT_KWARGS)
 
 
 def displayed_text_sizes(fig) -> list[tuple[str, float]]:
