@@ -185,3 +185,22 @@ def test_trained_query_equals_stepping_the_query_itself():
         np.testing.assert_allclose(run.losses[:, :25], np.array(losses).T, rtol=1e-9, atol=1e-13)
         np.testing.assert_allclose(run.grad_norms, np.array(norms).T, rtol=1e-7, atol=1e-14)
         np.testing.assert_allclose(run.query, q, rtol=1e-9, atol=1e-11)
+
+
+@pytest.mark.parametrize("seed", [0, 5])
+def test_one_hot_values_shortcut_is_bit_for_bit_the_general_loop(seed):
+    # learning_trials_many skips the products with V = I_T (a V = a, g V^T = g): exact, so the numbers the
+    # notebook prints (including when a saturated run escapes its plateau, which depends on rounding) are those
+    # of train_query with V = np.eye(T) to the last bit, not merely close
+    from helpers.lessons.saturation.experiment import learning_trials_many
+
+    T, n, steps = 16, 6, 120
+    many = learning_trials_many((8, 256), n_trials=n, T=T, lr=1.0, steps=steps, seed=seed)
+    for d_k, res in many.items():
+        rng = np.random.default_rng(seed)
+        draws = [(rng.standard_normal((T, d_k)), rng.standard_normal(d_k), int(rng.integers(T))) for _ in range(n)]
+        K, q0, target = (np.stack([d[i] for d in draws]) for i in range(3))
+        for tag, scaled in (("raw", False), ("scaled", True)):
+            run = train_query(K, np.eye(T), target, scaled, lr=1.0, steps=steps, q0=q0)
+            assert np.array_equal(res[f"curves_{tag}"], run.losses), (d_k, tag)
+            assert np.array_equal(res[f"grads_{tag}"], run.grad_norms), (d_k, tag)

@@ -246,11 +246,14 @@ def train_query(K, V, target, scaled: bool, *, lr: float = 0.5, steps: int = 200
     return TrainingRun(*(np.moveaxis(np.array(x, dtype=float), 0, -1) for x in (losses, norms, tw)), q)
 
 
-def _descend(s0, G, c, Vb, v_t, t, lr, steps):
+def _descend(s0, G, c, Vb, v_t, t, lr, steps, *, target_weights: bool = True):
     """The loop of :func:`train_query` on checked arrays, in the T numbers gamma with q = q0 + gamma K.
 
     ``s0`` (..., T) the starting scores, ``G`` (..., T, T) the Gram matrices K K^T, ``c`` the score scale (a float,
-    or one per problem, shape (...)). Returns gamma and the per-step lists of losses, gradient norms, target weights.
+    or one per problem, shape (...)). ``Vb`` (..., T, d_v) the values, or None for one-hot values (``V = I_T``):
+    then ``a V = a`` and ``g V^T = g`` exactly (each sum adds exact zeros to one product by 1), so both products
+    are skipped and the numbers are bit for bit those of ``Vb = I_T``. Returns gamma and the per-step lists of
+    losses, gradient norms and target weights (empty when ``target_weights`` is False).
     """
     # Every step moves q by a combination of the key rows (dL/dq = c (dL/ds) K), so q = q0 + gamma K
     # for a gamma of length T, and the loop runs in those T numbers: s = c q0 K^T + c gamma (K K^T),
@@ -258,16 +261,19 @@ def _descend(s0, G, c, Vb, v_t, t, lr, steps):
     # does not grow with d_k (tests/test_saturation_experiment.py compares both).
     c = np.asarray(c, dtype=float)
     c_row = c[..., None]                                                # multiplies the (..., T) arrays
+    Vt = None if Vb is None else np.swapaxes(Vb, -1, -2)
+    t_col = t[..., None]
     gamma = np.zeros(s0.shape)
     losses, norms, tw = [], [], []
     for step in range(steps + 1):
         a = softmax_of_checked(s0 + c_row * (gamma[..., None, :] @ G)[..., 0, :])
-        g = (a[..., None, :] @ Vb)[..., 0, :] - v_t                     # o - v_t, (..., d_v)
+        g = (a if Vb is None else (a[..., None, :] @ Vb)[..., 0, :]) - v_t   # o - v_t, (..., d_v)
         losses.append(0.5 * np.sum(g * g, axis=-1))
-        tw.append(np.take_along_axis(a, t[..., None], axis=-1)[..., 0])
+        if target_weights:
+            tw.append(np.take_along_axis(a, t_col, axis=-1)[..., 0])
         if step == steps:
             break
-        u = (g[..., None, :] @ np.swapaxes(Vb, -1, -2))[..., 0, :]      # dL/da
+        u = g if Vb is None else (g[..., None, :] @ Vt)[..., 0, :]      # dL/da
         ds = a * (u - np.sum(a * u, axis=-1, keepdims=True))            # dL/ds = (dL/da) J
         norms.append(c * np.sqrt(np.maximum(np.sum((ds[..., None, :] @ G)[..., 0, :] * ds, axis=-1), 0.0)))
         gamma = gamma - lr * c_row * ds
@@ -324,8 +330,8 @@ def learning_trials_many(d_ks, n_trials: int = 20, T: int = DEFAULT_T, *, lr: fl
             targets.append(np.array(ts))
         del Ks, q0s, K, q0
     s0, G, c, t = (np.concatenate(x) for x in (s0, G, c, targets))
-    eye = np.eye(T)
-    _, losses, norms, _ = _descend(s0, G, c, np.broadcast_to(eye, G.shape), eye[t], t, lr, steps)
+    # one-hot values (V = I_T): the loop skips the products with V (exact), and nothing reads the target weights
+    _, losses, norms, _ = _descend(s0, G, c, None, np.eye(T)[t], t, lr, steps, target_weights=False)
     losses, norms = np.stack(losses, axis=-1), np.stack(norms, axis=-1)   # (problems, steps + 1), (problems, steps)
     out = {}
     for i, d_k in enumerate(d_ks):
