@@ -7,7 +7,11 @@ nothing is fetched from another host).
 
 Preheated (the default): Voila starts one kernel before any page is asked for and runs the deck in
 it (``--preheat_kernel``, pool size 1), so the page arrives with every slide and every widget's output
-at once and its script only has to connect to that warm kernel. :meth:`DeckServer.wait_warm` waits
+at once and its script only has to connect to that warm kernel. That script is the deck's own
+(:data:`PAGE_RESOURCES`; source and build in ``helpers/lecture/js``, built into the template's
+``static/deck-widgets.js``, ~1 MB): it connects to the kernel, fetches the widgets' state and renders the live
+slides' widgets (the current slide first), then loads the MathJax shipped in ``static/`` for the slides' maths;
+Voila's own page script (~5 MB, started only after the page's load event) does not run. :meth:`DeckServer.wait_warm` waits
 until the spare kernel has run the deck's last cell (it touches :data:`READY_FILE` in the deck's
 folder), so the CLI opens the browser on a warm deck. After a page takes the spare kernel, Voila
 starts the next one :data:`REFILL_DELAY_S` seconds later (not at once: refilling while the page's
@@ -19,13 +23,14 @@ deck reads none), and ``?template=`` / ``?theme=`` in the URL bypass the pool.
 ``preheat=False``: progressive rendering instead: the page with every slide is sent before the
 kernel has started, and each live cell's output arrives when it has run (no spare kernel).
 
-Only the two JupyterLab extensions the widgets need are loaded (``extension_allowlist``): the
-others installed in the environment (jupytext, nbgrader, the JupyterLite kernel, ...) cost the page
-script time and, outside JupyterLab, only fail.
+Where Voila's page script runs (``--no-preheat``), only the two JupyterLab extensions the widgets need are
+loaded (``extension_allowlist``): the others installed in the environment (jupytext, nbgrader, the JupyterLite
+kernel, ...) cost the page script time and, outside JupyterLab, only fail.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import socket
@@ -47,6 +52,9 @@ DECK_FILE = "deck.ipynb"
 READY_FILE = ".deck-ready"
 #: Seconds after a page takes the preheated kernel before Voila starts the next spare one.
 REFILL_DELAY_S = 10
+#: Preheated, the deck page runs its own small script (helpers/lecture/js, built into the template's
+#: static/deck-widgets.js) instead of Voila's: the template reads this from ``resources``.
+PAGE_RESOURCES = {"ch02_deck_page": "light"}
 #: The JupyterLab extensions the deck page loads (ipywidgets' manager and Voila's; Voila keeps the one
 #: that matches the installed ipywidgets).
 EXTENSIONS = ["@jupyter-widgets/jupyterlab-manager", "@voila-dashboards/widgets-manager8",
@@ -86,7 +94,8 @@ def voila_command(notebook: Path, port: int, preheat: bool = True) -> list[str]:
            "--strip_sources=True", "--VoilaConfiguration.show_tracebacks=False",
            "--VoilaExecutor.timeout=180", *(f"--VoilaConfiguration.extension_allowlist={name}" for name in EXTENSIONS)]
     if preheat:  # Voila: preheated kernels and progressive rendering exclude each other
-        cmd += ["--preheat_kernel=True", "--pool_size=1", f"--VoilaKernelManager.fill_delay={REFILL_DELAY_S}"]
+        cmd += ["--preheat_kernel=True", "--pool_size=1", f"--VoilaKernelManager.fill_delay={REFILL_DELAY_S}",
+                f"--VoilaConfiguration.resources={json.dumps(PAGE_RESOURCES)}"]
     else:
         cmd.append("--VoilaConfiguration.progressive_rendering=True")
     return cmd

@@ -1,0 +1,165 @@
+// The lecture deck's page script (python -m helpers.lecture): what a deck page needs and nothing else.
+//
+// Voila's own page script (~5 MB: JupyterLab's application, its renderers, MathJax, the federated widget
+// extensions) starts only after the page's load event and connects to the kernel once its app has started.
+// A deck needs less: connect to the kernel Voila started for the page (preheated: it has already run the
+// deck), fetch every widget's state in one message, render the widget views of the live slides (the current
+// slide first), then typeset the slides' maths with the MathJax shipped next to this file (loaded only then).
+//
+// Built by build.sh (esbuild) into ../share/jupyter/voila/templates/ch02-deck/static/deck-widgets.js and
+// deck-widgets.css; nothing is fetched from another host.
+
+import * as base from '@jupyter-widgets/base';
+import * as controls from '@jupyter-widgets/controls';
+import { ManagerBase } from '@jupyter-widgets/base-manager';
+import { KernelConnection } from '@jupyterlab/services/lib/kernel/default';
+import { ServerConnection } from '@jupyterlab/services/lib/serverconnection';
+import { Widget } from '@lumino/widgets';
+import '@jupyter-widgets/controls/css/widgets.css';
+
+const VIEW_MIME = 'application/vnd.jupyter.widget-view+json';
+const MODULES = { '@jupyter-widgets/base': base, '@jupyter-widgets/controls': controls };
+
+class DeckWidgetManager extends ManagerBase {
+  constructor(kernel) {
+    super();
+    this.kernel = kernel;
+    // Widgets the kernel creates later (e.g. in a button's callback) arrive as comm_open messages.
+    kernel.registerCommTarget(this.comm_target_name, async (comm, msg) => {
+      await this.handle_comm_open(new base.shims.services.Comm(comm), msg);
+    });
+  }
+
+  async loadClass(className, moduleName, moduleVersion) {
+    const mod = MODULES[moduleName];
+    if (mod && mod[className]) {
+      return mod[className];
+    }
+    throw new Error(`the deck page has no widget class ${className} of ${moduleName} ${moduleVersion}`);
+  }
+
+  async _create_comm(targetName, modelId, data, metadata, buffers) {
+    const comm = this.kernel.createComm(targetName, modelId);
+    if (data || metadata) {
+      comm.open(data, metadata, buffers);
+    }
+    return new base.shims.services.Comm(comm);
+  }
+
+  async _get_comm_info() {
+    const reply = await this.kernel.requestCommInfo({ target_name: this.comm_target_name });
+    return reply.content.status === 'ok' ? reply.content.comms : {};
+  }
+
+  async loadFromKernel() {
+    await this._loadFromKernel();
+  }
+}
+
+function pageConfig() {
+  const el = document.getElementById('jupyter-config-data');
+  return el ? JSON.parse(el.textContent) : {};
+}
+
+// An output that is not a widget (a setup cell's text, say): shown as Jupyter would, without JupyterLab's renderers.
+function renderPlain(output, host) {
+  const data = output.data || {};
+  if (output.output_type === 'stream' || output.output_type === 'error') {
+    return; // stdout/stderr and tracebacks are not slide content (Voila hides tracebacks too)
+  }
+  if (data['image/png']) {
+    const img = document.createElement('img');
+    img.src = 'data:image/png;base64,' + String(data['image/png']).replace(/\n/g, '');
+    host.appendChild(img);
+  } else if (data['text/html']) {
+    host.innerHTML = [].concat(data['text/html']).join('');
+  } else if (data['text/plain']) {
+    const pre = document.createElement('pre');
+    pre.textContent = [].concat(data['text/plain']).join('');
+    host.appendChild(pre);
+  }
+}
+
+async function renderWidget(manager, modelId, host) {
+  let model;
+  for (let tries = 0; ; tries++) {
+    try {
+      model = await manager.get_model(modelId);
+      break;
+    } catch (err) {
+      // Not in the state the kernel sent: it may still be opened by the kernel (comm_open); wait a little.
+      if (tries >= 50) {
+        throw err;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+  const view = await manager.create_view(model);
+  host.classList.add('jupyter-widgets-view');
+  Widget.attach(view.luminoWidget, host);
+  return view;
+}
+
+// Every cell output in the page, the live slides' widgets first (current slide, then the next ones in order).
+function outputsInOrder() {
+  const scripts = Array.from(document.querySelectorAll('script[type="application/vnd.voila.cell-output+json"]'));
+  const current = document.querySelector('.deck-slide.deck-current');
+  const rank = (s) => {
+    const slide = s.closest('.deck-slide');
+    if (!slide) {
+      return 1e6; // setup cells: out of sight
+    }
+    const n = Number(slide.dataset.slide);
+    const c = current ? Number(current.dataset.slide) : 1;
+    return n >= c ? n - c : 1e3 + n;
+  };
+  return scripts.map((s, i) => ({ s, r: rank(s), i })).sort((a, b) => a.r - b.r || a.i - b.i).map((x) => x.s);
+}
+
+async function main() {
+  const config = pageConfig();
+  const kernelId = config.kernelId;
+  if (!kernelId) {
+    return;
+  }
+  const settings = ServerConnection.makeSettings({ baseUrl: config.baseUrl });
+  const kernel = new KernelConnection({ model: { id: kernelId, name: 'python3' }, serverSettings: settings });
+  // As Voila's page does: closing the page shuts its kernel down.
+  window.addEventListener('beforeunload', () => {
+    const form = new FormData();
+    const xsrf = document.cookie.match('\\b_xsrf=([^;]*)\\b');
+    form.append('_xsrf', (xsrf && xsrf[1]) || '');
+    navigator.sendBeacon(`${settings.baseUrl}voila/api/shutdown/${kernel.id}`, form);
+    kernel.dispose();
+  });
+  const manager = new DeckWidgetManager(kernel);
+  window.deckWidgets = { kernel, manager };
+  await manager.loadFromKernel();
+  const jobs = [];
+  for (const script of outputsInOrder()) {
+    const output = JSON.parse(script.textContent);
+    const host = document.createElement('div');
+    host.className = 'jp-OutputArea-output';
+    script.replaceWith(host);
+    const view = output.data && output.data[VIEW_MIME];
+    if (view && view.model_id) {
+      jobs.push(renderWidget(manager, view.model_id, host).catch((err) => {
+        console.error('deck: a widget did not render', err);
+      }));
+      if (jobs.length === 1) {
+        await jobs[0]; // the first live widget before anything else
+      }
+    } else {
+      renderPlain(output, host);
+    }
+  }
+  await Promise.all(jobs);
+  document.body.dataset.deckWidgets = 'ready';
+  window.dispatchEvent(new Event('deck-widgets-ready'));
+}
+
+main().catch((err) => {
+  console.error('deck: the widgets could not start', err);
+  document.body.dataset.deckWidgets = 'failed';
+  window.dispatchEvent(new Event('deck-widgets-ready'));
+});
