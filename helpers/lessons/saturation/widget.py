@@ -386,8 +386,9 @@ def small_multiples(d_ks=(16, 64, 256, 1024), T: int = DEFAULT_T, seed: int = 0,
         modes = [getattr(v, name) for v in views]
         verts = np.concatenate([bar_verts(m.weights, offset=i * step) for i, m in enumerate(modes)])
         ax.add_collection(PolyCollection(verts, facecolors=color, edgecolors="none"))
+        starts = np.arange(len(modes)) * step + 0.5
+        ax.hlines(np.full(len(modes), 1.0 / T), starts, starts + T, color="0.5", lw=1.0, ls=":")  # uniform 1/T, per group
         for i, m in enumerate(modes):
-            ax.hlines(1.0 / T, i * step + 0.5, i * step + T + 0.5, color="0.5", lw=1.0, ls=":")   # uniform 1/T
             ax.text(i * step + (T + 1) / 2, 1.08, f"max {m.max_weight:.2f}", ha="center", va="bottom")
         # the weights of the unscaled scores, and of the scores divided by sqrt(d_k)
         ax.set(ylim=(0, 1.05), yticks=[0.0, 0.5, 1.0], ylabel="weight of\n" + what)
