@@ -116,12 +116,45 @@ function outputsInOrder() {
   return scripts.map((s, i) => ({ s, r: rank(s), i })).sort((a, b) => a.r - b.r || a.i - b.i).map((x) => x.s);
 }
 
+// The page config (with the kernel's id) comes before the slides; this script is loaded async from the head,
+// so it may run before the parser has reached it.
+function whenConfig() {
+  return new Promise((resolve) => {
+    const found = () => document.getElementById('jupyter-config-data');
+    if (found()) {
+      resolve(pageConfig());
+      return;
+    }
+    const observer = new MutationObserver(() => {
+      if (found()) {
+        observer.disconnect();
+        resolve(pageConfig());
+      }
+    });
+    observer.observe(document, { childList: true, subtree: true });
+  });
+}
+
+function whenParsed() {
+  return new Promise((resolve) => {
+    if (document.readyState !== 'loading') {
+      resolve();
+    } else {
+      document.addEventListener('DOMContentLoaded', () => resolve(), { once: true });
+    }
+  });
+}
+
+const mark = (name) => performance.mark && performance.mark('deck:' + name);
+
 async function main() {
-  const config = pageConfig();
+  mark('script');
+  const config = await whenConfig();
   const kernelId = config.kernelId;
   if (!kernelId) {
     return;
   }
+  mark('config');
   const settings = ServerConnection.makeSettings({ baseUrl: config.baseUrl });
   const kernel = new KernelConnection({ model: { id: kernelId, name: 'python3' }, serverSettings: settings });
   // As Voila's page does: closing the page shuts its kernel down.
@@ -135,6 +168,9 @@ async function main() {
   const manager = new DeckWidgetManager(kernel);
   window.deckWidgets = { kernel, manager };
   await manager.loadFromKernel();
+  mark('state');
+  await whenParsed(); // the live slides' outputs are in their slides only once the page is parsed
+  mark('parsed');
   const jobs = [];
   for (const script of outputsInOrder()) {
     const output = JSON.parse(script.textContent);
@@ -148,12 +184,14 @@ async function main() {
       }));
       if (jobs.length === 1) {
         await jobs[0]; // the first live widget before anything else
+        mark('first-view');
       }
     } else {
       renderPlain(output, host);
     }
   }
   await Promise.all(jobs);
+  mark('all-views');
   document.body.dataset.deckWidgets = 'ready';
   window.dispatchEvent(new Event('deck-widgets-ready'));
 }
