@@ -90,11 +90,10 @@ class SaturationFigure:
         import matplotlib
         from matplotlib.backends.backend_agg import FigureCanvasAgg
         from matplotlib.collections import PolyCollection
+        from matplotlib.colors import to_rgba
         from matplotlib.figure import Figure
         from matplotlib.lines import Line2D
         from matplotlib.patches import Patch
-
-        from matplotlib.colors import to_rgba
 
         self.T, self.layout = check_T(T), check_layout(layout)  # "lecture": the 720p projector deck
         self._band_fill = {c: to_rgba(c, 0.18) for c in (UNSCALED_COLOR, SCALED_COLOR)}
