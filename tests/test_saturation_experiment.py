@@ -204,3 +204,15 @@ def test_one_hot_values_shortcut_is_bit_for_bit_the_general_loop(seed):
             run = train_query(K, np.eye(T), target, scaled, lr=1.0, steps=steps, q0=q0)
             assert np.array_equal(res[f"curves_{tag}"], run.losses), (d_k, tag)
             assert np.array_equal(res[f"grads_{tag}"], run.grad_norms), (d_k, tag)
+
+
+def test_draw_scores_is_norm_times_standard_normals_from_one_stream():
+    # as documented: ||q||^2 ~ chi2(d_k) first, then z ~ N(0, I_T) per draw, scores = ||q|| z (the buffered
+    # path sampled_saturation_rates uses must give these very numbers)
+    scores, q_norm = draw_scores(np.random.default_rng(9), 50, 7, 33)
+    rng = np.random.default_rng(9)
+    q_ref = np.sqrt(rng.chisquare(33, size=50))
+    assert np.array_equal(q_norm, q_ref)
+    assert np.array_equal(scores, q_ref[:, None] * rng.standard_normal((50, 7)))
+    fast = sampled_saturation_rates((33,), inv_temp=3.0, n_draws=50, T=7, seed=9)
+    assert np.array_equal(fast["spread"][:, 0], q_ref / math.sqrt(33))
