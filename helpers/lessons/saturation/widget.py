@@ -395,6 +395,6 @@ def small_multiples(d_ks=(16, 64, 256, 1024), T: int = DEFAULT_T, seed: int = 0,
     axes[1].set(xlim=(0, len(d_ks) * step - 2), xticks=[i * step + (T + 1) / 2 for i in range(len(d_ks))],
                 xticklabels=[f"$d_k$ = {d_k}" for d_k in d_ks])
     fig.suptitle(f"one draw (seed {seed}), T = {T} keys: softmax weights (dotted: uniform 1/{T})")
-    # fixed margins instead of tight_layout; the notebook's inline backend crops to the drawn content anyway
+    # fixed margins, no tight_layout: the figure is shown as laid out (H.use_style turns off the inline crop)
     fig.subplots_adjust(left=0.13, right=0.98, bottom=0.1, top=0.86, hspace=0.35)
     return fig
