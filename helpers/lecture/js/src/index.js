@@ -56,9 +56,21 @@ class DeckWidgetManager extends ManagerBase {
   }
 }
 
+// The page config, once the parser has written all of it (null before: the element can be in the document while
+// its text is still arriving).
 function pageConfig() {
   const el = document.getElementById('jupyter-config-data');
-  return el ? JSON.parse(el.textContent) : {};
+  if (!el || !el.nextSibling && document.readyState === 'loading') {
+    return null;
+  }
+  try {
+    return JSON.parse(el.textContent);
+  } catch (err) {
+    if (document.readyState === 'loading') {
+      return null;
+    }
+    throw err;
+  }
 }
 
 // An output that is not a widget (a setup cell's text, say): shown as Jupyter would, without JupyterLab's renderers.
@@ -120,18 +132,22 @@ function outputsInOrder() {
 // so it may run before the parser has reached it.
 function whenConfig() {
   return new Promise((resolve) => {
-    const found = () => document.getElementById('jupyter-config-data');
-    if (found()) {
-      resolve(pageConfig());
+    const config = pageConfig();
+    if (config) {
+      resolve(config);
       return;
     }
-    const observer = new MutationObserver(() => {
-      if (found()) {
+    const check = () => {
+      const c = pageConfig();
+      if (c) {
         observer.disconnect();
-        resolve(pageConfig());
+        document.removeEventListener('DOMContentLoaded', check);
+        resolve(c);
       }
-    });
-    observer.observe(document, { childList: true, subtree: true });
+    };
+    const observer = new MutationObserver(check);
+    observer.observe(document, { childList: true, subtree: true, characterData: true });
+    document.addEventListener('DOMContentLoaded', check);
   });
 }
 
@@ -149,14 +165,17 @@ const mark = (name) => performance.mark && performance.mark('deck:' + name);
 
 async function main() {
   mark('script');
-  const config = await whenConfig();
+  const config = (await whenConfig()) || {};
   const kernelId = config.kernelId;
   if (!kernelId) {
     return;
   }
   mark('config');
   const settings = ServerConnection.makeSettings({ baseUrl: config.baseUrl });
-  const kernel = new KernelConnection({ model: { id: kernelId, name: 'python3' }, serverSettings: settings });
+  // No comm subshells (JupyterLab 4.6's default, one per comm target): Voila's server refuses their
+  // create_subshell_request, and the requests it leaves unanswered fail when the page is closed or reloaded.
+  const kernel = new KernelConnection({ model: { id: kernelId, name: 'python3' }, serverSettings: settings,
+                                        commsOverSubshells: 'disabled' });
   // As Voila's page does: closing the page shuts its kernel down.
   window.addEventListener('beforeunload', () => {
     const form = new FormData();
@@ -180,7 +199,12 @@ async function main() {
     const view = output.data && output.data[VIEW_MIME];
     if (view && view.model_id) {
       jobs.push(renderWidget(manager, view.model_id, host).catch((err) => {
+        // Said on the slide, in the words JupyterLab uses (the teacher's guide: reload the page).
         console.error('deck: a widget did not render', err);
+        const pre = document.createElement('pre');
+        pre.className = 'deck-widget-error';
+        pre.textContent = `Error displaying widget: ${err && err.message ? err.message : err}`;
+        host.appendChild(pre);
       }));
       if (jobs.length === 1) {
         await jobs[0]; // the first live widget before anything else
