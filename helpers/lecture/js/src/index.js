@@ -176,12 +176,21 @@ async function main() {
   // create_subshell_request, and the requests it leaves unanswered fail when the page is closed or reloaded.
   const kernel = new KernelConnection({ model: { id: kernelId, name: 'python3' }, serverSettings: settings,
                                         commsOverSubshells: 'disabled' });
-  // As Voila's page does: closing the page shuts its kernel down.
+  // As Voila's page does: closing the page shuts its kernel down. The server checks the form's _xsrf against the
+  // _xsrf cookie (double submit), and Voila's standalone server never sets that cookie, so its own page's request
+  // is refused (403); without one, this page sets a random token for the shutdown path only.
   window.addEventListener('beforeunload', () => {
     const form = new FormData();
+    const path = `${settings.baseUrl}voila/api/shutdown/`;
     const xsrf = document.cookie.match('\\b_xsrf=([^;]*)\\b');
-    form.append('_xsrf', (xsrf && xsrf[1]) || '');
-    navigator.sendBeacon(`${settings.baseUrl}voila/api/shutdown/${kernel.id}`, form);
+    let token = xsrf && xsrf[1];
+    if (!token) {
+      const bytes = crypto.getRandomValues(new Uint8Array(16));
+      token = Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
+      document.cookie = `_xsrf=${token}; path=${path}; SameSite=Strict`;
+    }
+    form.append('_xsrf', token);
+    navigator.sendBeacon(`${path}${kernel.id}`, form);
     kernel.dispose();
   });
   const manager = new DeckWidgetManager(kernel);
