@@ -127,7 +127,7 @@ def test_widget_slider_redraws_the_same_figure():
         assert slider.min == 1 and slider.max == T and slider.value == 1
         first = image.value
         assert first[:8] == b"\x89PNG\r\n\x1a\n"
-        assert "may see: <b>w1</b>" in caption.value
+        assert "能看到：<b>w1</b>" in caption.value  # the readout is Chinese, like the notebook
         slider.value = T
         assert image.value != first and box.plot.fig is fig
         assert "w1, w2, w3, w4" in caption.value

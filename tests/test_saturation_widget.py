@@ -155,3 +155,12 @@ def test_score_axis_fits_the_chosen_mode(bank):
         v = saturation_state(d_k, 1.0, False, 0)
         fig.render(v, s)
         assert fig.ax_s.get_ylim()[1] >= np.abs(v.unscaled.scores).max()
+
+
+def test_the_readout_names_where_the_median_curve_is_in_each_layout():
+    # full layout: the median curves are the lower-left panel; the 720p lecture layout shows two panels, the
+    # median curves on the right (a deck review found the lecture readout still saying lower left)
+    full = saturation_explorer(d_k=64, layout="full")
+    lecture = saturation_explorer(d_k=64, layout="lecture")
+    assert "（左下曲线）" in full.readout.value and "右侧" not in full.readout.value
+    assert "（右侧曲线）" in lecture.readout.value and "左下" not in lecture.readout.value

@@ -194,7 +194,7 @@ def causal_widget(weights, labels=None, *, t: int = 1, figsize=(9.0, 3.4), dpi: 
 
     def _caption(view: CausalView) -> str:
         seen = html.escape(", ".join(plot.labels[j] for j in view.visible))
-        return f"token {view.t} may see: <b>{seen}</b> &nbsp; (weight on the future: {view.leaked:.1f})"
+        return f"位置 {view.t} 能看到：<b>{seen}</b> &nbsp;（落在未来位置上的权重：{view.leaked:.1f}）"
 
     caption.value = _caption(plot.view)
 

@@ -240,8 +240,8 @@ def _fmt(x: float) -> str:
     return f"{x:.3f}" if x >= 1e-3 else f"{x:.1e}"
 
 
-def readout_html(view, summary, n_seeds: int) -> str:
-    """The Chinese readout under the figure (pure: view and summary in, HTML out)."""
+def readout_html(view, summary, n_seeds: int, layout: str = "full") -> str:
+    """The Chinese readout under the figure (pure: view and summary in, HTML out); ``layout`` places the median curve."""
     i = summary.d_ks.index(view.d_k) if view.d_k in summary.d_ks else None
     u, s = view.unscaled, view.scaled
     lines = [
@@ -253,7 +253,7 @@ def readout_html(view, summary, n_seeds: int) -> str:
     ]
     if i is not None:
         lines.append(
-            f"{n_seeds} 个种子的中位数（左下曲线）：最大权重 不缩放 {_fmt(summary.median_max_weight['unscaled'][i])} · "
+            f"{n_seeds} 个种子的中位数（{'右侧' if layout == 'lecture' else '左下'}曲线）：最大权重 不缩放 {_fmt(summary.median_max_weight['unscaled'][i])} · "
             f"缩放 {_fmt(summary.median_max_weight['scaled'][i])}；‖J‖<sub>F</sub> 不缩放 "
             f"{_fmt(summary.median_jacobian_norm['unscaled'][i])} · 缩放 {_fmt(summary.median_jacobian_norm['scaled'][i])}；"
             f"最大权重 &gt; {SATURATED} 的比例 不缩放 {summary.frac_saturated['unscaled'][i]:.0%} · "
@@ -350,7 +350,7 @@ class SaturationExplorer:
         self.view = saturation_state(int(self.d_k_slider.value), inv_temp, bool(self.divide_checkbox.value),
                                      seed, self.T, draw=self._draw)
         self.image.value = self.figure.render(self.view, summary)
-        self.readout.value = readout_html(self.view, summary, self.bank.shape[0])
+        self.readout.value = readout_html(self.view, summary, self.bank.shape[0], self.figure.layout)
         return self.view
 
     def _ipython_display_(self):
