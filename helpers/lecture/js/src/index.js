@@ -163,12 +163,75 @@ function whenParsed() {
 
 const mark = (name) => performance.mark && performance.mark('deck:' + name);
 
+//: Seconds the page waits for its kernel's connection and the widgets' state before it says it cannot start.
+const START_TIMEOUT_MS = 15000;
+
+function withTimeout(promise, ms, what) {
+  let timer;
+  const timeout = new Promise((resolve, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what}: no answer in ${ms / 1000} s`)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+// The widgets could not start: every slide still waiting says so, and what to do (the projector shows it).
+function showStartFailure() {
+  for (const wait of document.querySelectorAll('.deck-wait')) {
+    if (wait.closest('.deck-live') && wait.closest('.deck-live').querySelector('.jupyter-widgets')) {
+      continue;
+    }
+    const msg = document.createElement('div');
+    msg.className = 'deck-start-failed';
+    msg.style.cssText = 'font-size:24px;color:#b00020;line-height:1.5';
+    msg.textContent = '无法连接到内核，互动图没有启动：请刷新页面（F5）；若仍不行，请查看运行 python -m helpers.lecture '
+      + '的终端窗口（它是否还在运行、有没有报错）。 (The page could not reach its kernel: reload the page; '
+      + 'if that does not help, check the terminal running python -m helpers.lecture.)';
+    wait.replaceWith(msg);
+  }
+}
+
+let unloading = false;
+
+// The kernel died, is restarting (a restarted kernel has none of the deck's widgets) or its connection is lost: the
+// page says so once, in a banner, and the widgets' inputs stop taking input (slide navigation still works).
+function kernelLost(manager, why) {
+  if (unloading || document.body.dataset.deckKernel === 'lost') {
+    return;
+  }
+  console.error('deck: the kernel is lost:', why);
+  document.body.dataset.deckKernel = 'lost';
+  const banner = document.createElement('div');
+  banner.className = 'deck-kernel-lost';
+  banner.setAttribute('role', 'alert');
+  banner.style.cssText = 'position:fixed;top:0;left:0;right:0;z-index:10000;background:#b00020;color:#fff;'
+    + 'font-size:24px;line-height:1.4;padding:8px 16px;text-align:center;font-family:inherit';
+  banner.textContent = '内核已断开：请刷新页面（F5）。 (The kernel is gone: reload the page.)';
+  document.body.appendChild(banner);
+  for (const live of document.querySelectorAll('.deck-live')) {
+    live.style.pointerEvents = 'none';
+    live.style.opacity = '0.6';
+  }
+  for (const el of document.querySelectorAll('.deck-live input, .deck-live button, .deck-live select, .deck-live textarea')) {
+    el.disabled = true;
+  }
+  // Sliders are not <input>s: each widget's own 'disabled' (set here only, never sent to the kernel).
+  for (const pending of Object.values(manager._models || {})) {
+    Promise.resolve(pending).then((model) => {
+      if (model && model.get('disabled') !== undefined) {
+        model.set('disabled', true);
+      }
+    }, () => {});
+  }
+}
+
 async function main() {
   mark('script');
-  const config = (await whenConfig()) || {};
+  const started = Date.now();
+  const left = () => Math.max(0, START_TIMEOUT_MS - (Date.now() - started));
+  const config = (await withTimeout(whenConfig(), left(), 'the page config')) || {};
   const kernelId = config.kernelId;
   if (!kernelId) {
-    return;
+    throw new Error('the page config has no kernelId');
   }
   mark('config');
   const settings = ServerConnection.makeSettings({ baseUrl: config.baseUrl });
@@ -180,9 +243,10 @@ async function main() {
   // _xsrf cookie (double submit), and Voila's standalone server never sets that cookie, so its own page's request
   // is refused (403); without one, this page sets a random token for the shutdown path only.
   window.addEventListener('beforeunload', () => {
+    unloading = true;
     const form = new FormData();
     const path = `${settings.baseUrl}voila/api/shutdown/`;
-    const xsrf = document.cookie.match('\\b_xsrf=([^;]*)\\b');
+    const xsrf = document.cookie.match('(?:^|;\\s*)_xsrf=([^;]*)');
     let token = xsrf && xsrf[1];
     if (!token) {
       const bytes = crypto.getRandomValues(new Uint8Array(16));
@@ -195,7 +259,25 @@ async function main() {
   });
   const manager = new DeckWidgetManager(kernel);
   window.deckWidgets = { kernel, manager };
-  await manager.loadFromKernel();
+  kernel.statusChanged.connect((_, status) => {
+    if (status === 'autorestarting' || status === 'restarting' || status === 'dead') {
+      kernelLost(manager, `kernel status ${status}`);
+    }
+  });
+  // 'disconnected': the connection gave up; 'connecting' again after it was up (the server stopped, say: the
+  // connection then retries for ever) is lost too if it is not back within a few seconds.
+  let connected = false, retry = null;
+  kernel.connectionStatusChanged.connect((_, status) => {
+    clearTimeout(retry);
+    if (status === 'disconnected') {
+      kernelLost(manager, 'connection closed');
+    } else if (status === 'connected') {
+      connected = true;
+    } else if (status === 'connecting' && connected) {
+      retry = setTimeout(() => kernelLost(manager, 'connection lost'), 5000);
+    }
+  });
+  await withTimeout(manager.loadFromKernel(), left(), "the kernel's connection and the widgets' state");
   mark('state');
   await whenParsed(); // the live slides' outputs are in their slides only once the page is parsed
   mark('parsed');
@@ -231,6 +313,7 @@ async function main() {
 
 main().catch((err) => {
   console.error('deck: the widgets could not start', err);
+  whenParsed().then(showStartFailure);
   document.body.dataset.deckWidgets = 'failed';
   window.dispatchEvent(new Event('deck-widgets-ready'));
 });
