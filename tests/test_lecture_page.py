@@ -9,6 +9,8 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 from helpers.lecture.serve import PAGE_RESOURCES, SHARE, voila_command
@@ -31,13 +33,36 @@ def test_the_page_script_was_built_from_the_committed_source():
 
 def test_only_preheated_decks_run_the_deck_page_script(tmp_path):
     nb = tmp_path / "deck.ipynb"
-    arg = f"--VoilaConfiguration.resources={json.dumps(PAGE_RESOURCES)}"
     assert PAGE_RESOURCES == {"ch02_deck_page": "light"}
-    assert arg in voila_command(nb, 8866, preheat=True)
+    # The key=value form of a dict trait (the JSON form is deprecated: Voila warns on every start).
+    assert "--VoilaConfiguration.resources=ch02_deck_page=light" in voila_command(nb, 8866, preheat=True)
     # Progressive rendering streams the outputs through Voila's own script: no deck page there.
     assert not any(a.startswith("--VoilaConfiguration.resources") for a in voila_command(nb, 8866, preheat=False))
     template = (TEMPLATE / "index.html.j2").read_text(encoding="utf-8")
     assert template.count("resources.get('ch02_deck_page') == 'light'") >= 3  # head script, slides' place, footer
+
+
+def test_idle_unconnected_kernels_are_culled_but_not_the_spare(tmp_path):
+    # Read by Voila itself, in a folder of its own (the repository root's voila.py is Voila's config file, not the
+    # package): the flags reach its kernel manager's config, and its pooled manager skips the pool when culling.
+    probe = """
+import json, sys
+from jupyter_server.services.kernels.kernelmanager import AsyncMappingKernelManager
+from voila.app import Voila
+from voila.voila_kernel_manager import voila_kernel_manager_factory
+app = Voila()
+app.parse_command_line(json.loads(sys.argv[1]))
+km = AsyncMappingKernelManager(config=app.config)  # the config as the kernel manager reads it (typed)
+pooled = voila_kernel_manager_factory(AsyncMappingKernelManager, True, 1)
+print(json.dumps({"timeout": km.cull_idle_timeout, "interval": km.cull_interval, "connected": km.cull_connected,
+                  "pool_skipped": pooled.cull_kernel_if_idle is not AsyncMappingKernelManager.cull_kernel_if_idle}))
+"""
+    for preheat in (True, False):
+        cmd = voila_command(tmp_path / "deck.ipynb", 8866, preheat=preheat)
+        assert cmd[1:3] == ["-m", "voila"]
+        out = subprocess.run([sys.executable, "-c", probe, json.dumps(cmd[3:])], cwd=tmp_path, capture_output=True,
+                             text=True, check=True).stdout
+        assert json.loads(out) == {"timeout": 600, "interval": 60, "connected": False, "pool_skipped": True}, out
 
 
 def test_every_file_the_page_loads_ships_in_the_template():

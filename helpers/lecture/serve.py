@@ -30,7 +30,6 @@ kernel, ...) cost the page script time and, outside JupyterLab, only fail.
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import socket
@@ -52,6 +51,11 @@ DECK_FILE = "deck.ipynb"
 READY_FILE = ".deck-ready"
 #: Seconds after a page takes the preheated kernel before Voila starts the next spare one.
 REFILL_DELAY_S = 10
+#: A page's kernel is shut down when the page closes (its beforeunload); one whose page crashed or lost its network
+#: never is: Voila's kernel manager shuts down a kernel idle this many seconds with no page connected (checked every
+#: CULL_INTERVAL_S). Never the preheated spare (Voila's manager skips its pool's kernels) nor a connected page's.
+CULL_IDLE_S = 600
+CULL_INTERVAL_S = 60
 #: Preheated, the deck page runs its own small script (helpers/lecture/js, built into the template's
 #: static/deck-widgets.js) instead of Voila's: the template reads this from ``resources``.
 PAGE_RESOURCES = {"ch02_deck_page": "light"}
@@ -92,10 +96,12 @@ def voila_command(notebook: Path, port: int, preheat: bool = True) -> list[str]:
     cmd = [sys.executable, "-m", "voila", str(notebook), "--no-browser", f"--port={port}",
            "--Voila.ip=127.0.0.1", "--Voila.port_retries=0", f"--template={TEMPLATE}", "--theme=light",
            "--strip_sources=True", "--VoilaConfiguration.show_tracebacks=False",
-           "--VoilaExecutor.timeout=180", *(f"--VoilaConfiguration.extension_allowlist={name}" for name in EXTENSIONS)]
+           "--VoilaExecutor.timeout=180", *(f"--VoilaConfiguration.extension_allowlist={name}" for name in EXTENSIONS),
+           f"--MappingKernelManager.cull_idle_timeout={CULL_IDLE_S}", "--MappingKernelManager.cull_connected=False",
+           f"--MappingKernelManager.cull_interval={CULL_INTERVAL_S}"]
     if preheat:  # Voila: preheated kernels and progressive rendering exclude each other
         cmd += ["--preheat_kernel=True", "--pool_size=1", f"--VoilaKernelManager.fill_delay={REFILL_DELAY_S}",
-                f"--VoilaConfiguration.resources={json.dumps(PAGE_RESOURCES)}"]
+                *(f"--VoilaConfiguration.resources={k}={v}" for k, v in PAGE_RESOURCES.items())]
     else:
         cmd.append("--VoilaConfiguration.progressive_rendering=True")
     return cmd
