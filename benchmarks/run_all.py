@@ -74,10 +74,9 @@ def report(results: dict) -> str:
              "   | kernel CPU s: Run All / floor = ratio"]
     for p, runs in results.items():
         ratios = [r[0] / r[1] for r in runs]
-        cpu = [r[2] / r[3] for r in runs if r[2] and r[3]]
-        cpu_text = (f"   | {statistics.median(r[2] for r in runs if r[2] and r[3]):.2f} / "
-                    f"{statistics.median(r[3] for r in runs if r[2] and r[3]):.2f} = {statistics.median(cpu):.2f}x"
-                    if cpu else "   | kernel CPU: not read (no /proc)")
+        read = [r for r in runs if r[2] and r[3]]   # runs whose kernel CPU was read on both sides
+        cpu_text = (f"   | {statistics.median(r[2] for r in read):.2f} / {statistics.median(r[3] for r in read):.2f} = "
+                    f"{statistics.median(r[2] / r[3] for r in read):.2f}x" if read else "   | kernel CPU: not read (no /proc)")
         lines.append(f"{p.name:<40} {statistics.median(r[0] for r in runs):9.2f} {statistics.median(r[1] for r in runs):8.2f} "
                      f"{statistics.median(ratios):5.2f}x   " + ", ".join(f"{r:.2f}" for r in ratios)
                      + ("" if statistics.median(ratios) <= 2.0 else "   target <= 2x: not met") + cpu_text)

@@ -14,10 +14,13 @@ import io
 import json
 from pathlib import Path
 
+import nbformat
 import numpy as np
 import pytest
-
-Image = pytest.importorskip("PIL.Image")  # Pillow: a dependency of matplotlib
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+from nbclient import NotebookClient
+from PIL import Image  # Pillow: a dependency of matplotlib
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("02-*.ipynb"))
@@ -57,35 +60,24 @@ def test_figure_is_not_cut_at_an_edge(png):
                      "give the figure wider fixed margins (fig.subplots_adjust)")
 
 
+def _png_of(bottom: float) -> np.ndarray:
+    fig = Figure(figsize=(4, 2))
+    FigureCanvasAgg(fig)
+    fig.subplots_adjust(left=0.15, right=0.95, bottom=bottom, top=0.85)
+    fig.add_subplot().set_xlabel("an x label")
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png")
+    return np.asarray(Image.open(buf).convert("RGB"))
+
+
 def test_the_edge_check_sees_a_cut_label():
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(4, 2))
-    fig.subplots_adjust(left=0.15, right=0.95, bottom=0.0, top=0.9)   # no room for the tick labels below
-    ax.set_xlabel("a label with no room")
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png")
-    plt.close(fig)
-    assert "bottom" in cut_edges(np.asarray(Image.open(buf).convert("RGB")))
-
-    fig, ax = plt.subplots(figsize=(4, 2))
-    fig.subplots_adjust(left=0.15, right=0.95, bottom=0.3, top=0.85)
-    ax.set_xlabel("a label with room")
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png")
-    plt.close(fig)
-    assert cut_edges(np.asarray(Image.open(buf).convert("RGB"))) == []
+    assert "bottom" in cut_edges(_png_of(bottom=0.0))   # no room for the tick labels and the x label below
+    assert cut_edges(_png_of(bottom=0.3)) == []
 
 
 def test_use_style_shows_figures_at_their_own_size_in_a_kernel():
     """In a kernel, after ``H.use_style()``, a 3 x 2 inch figure at 100 dpi arrives as 300 x 200 px, uncropped
     (the inline backend's default tight crop would cut the white around a small axes)."""
-    nbformat = pytest.importorskip("nbformat")
-    from nbclient import NotebookClient
-
     source = ("import matplotlib.pyplot as plt\nimport helpers as H\nH.use_style()\n"
               "fig = plt.figure(figsize=(3, 2))\nax = fig.add_axes((0.4, 0.4, 0.2, 0.2))\nax.set_axis_off()\n"
               "ax.plot([0, 1], [0, 1])\nplt.show()")
