@@ -123,7 +123,7 @@ def draw_shape_flow(steps, *, ax=None, title: str = r"shape flow of $\mathrm{sof
     steps : list of ShapeStep
         Exactly the eleven steps :func:`shape_flow` returns (the layout is fixed).
     ax : matplotlib Axes, optional
-        Drawn into a new (7.0, 4.2) figure with fixed margins if omitted.
+        Drawn into a new (9.0, 4.2) figure with fixed margins if omitted.
 
     Returns
     -------
@@ -133,7 +133,7 @@ def draw_shape_flow(steps, *, ax=None, title: str = r"shape flow of $\mathrm{sof
     """
     steps = check_shape_steps(steps, len(_LAYOUT), ShapeStep)
     if ax is None:
-        fig, ax = plt.subplots(figsize=(7.0, 4.2))
+        fig, ax = plt.subplots(figsize=(9.0, 4.2))
         fig.subplots_adjust(left=0.01, right=0.99, bottom=0.01, top=0.92)  # the boxes fill the figure
     labels = []
     for step, (x, y) in zip(steps, _LAYOUT):
