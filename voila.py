@@ -2,7 +2,7 @@
 
 Voila reads this file when it is started from the repository root (it looks for
 voila.py / voila.json in the current folder). It selects the series' own template,
-share/jupyter/voila/templates/ch02 (no code, no exercises or solutions, nothing fetched
+publish/share/jupyter/voila/templates/ch02 (no code, no exercises or solutions, nothing fetched
 from another host), which Voila finds through JUPYTER_PATH: an editable install does not
 copy data files into the environment, so the template is found where it lives.
 """
@@ -16,7 +16,7 @@ if "get_config" not in globals():  # imported as a module (e.g. `python -m voila
         "start Voila with its own command, `.venv/bin/voila notebooks/`."
     )
 
-_SHARE = Path(__file__).resolve().parent / "share" / "jupyter"
+_SHARE = Path(__file__).resolve().parent / "publish" / "share" / "jupyter"
 _paths = [p for p in os.environ.get("JUPYTER_PATH", "").split(os.pathsep) if p]
 if str(_SHARE) not in _paths:
     os.environ["JUPYTER_PATH"] = os.pathsep.join([str(_SHARE), *_paths])

@@ -1,7 +1,7 @@
 """Figure ``browser edition``: seconds from opening 2.5 in the browser edition to its first live slider.
 
     python -m benchmarks.browser_edition                 # builds the site (downloads cached), 1 cold + 2 warm runs
-    python -m benchmarks.browser_edition --site DIR      # an already built site (tools/build_browser_edition.py DIR)
+    python -m benchmarks.browser_edition --site DIR      # an already built site (publish/lite.py DIR)
 
 What a learner does: open ``lab/index.html?path=02-05-scaling-by-sqrt-dk.ipynb`` of the static
 site (served here on 127.0.0.1, every other host blocked), wait for the kernel (Pyodide in a web
@@ -36,10 +36,10 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-
 
 
 def _drivers():
-    # The browser tests' page drivers (JupyterLite's page is JupyterLab's): one way to drive it.
-    sys.path.insert(0, str(ROOT / "tests" / "browser"))
-    import lab_driver
-    import lite_driver
+    # The browser tests' page drivers (JupyterLite's page is JupyterLab's): one way to drive it. ``tests`` is a
+    # namespace package seen from the repository root (where ``python -m benchmarks`` runs).
+    from tests.browser import lab_driver, lite_driver
+
     return lab_driver, lite_driver
 
 
@@ -82,10 +82,8 @@ def main(site_dir: Path | None = None, warm_runs: int = 2) -> dict | None:
             if importlib.util.find_spec("jupyterlite_core") is None:
                 print('browser edition: not measured (needs the editions extra: pip install -e ".[editions]")')
                 return None
-            spec = importlib.util.spec_from_file_location("build_browser_edition",
-                                                          ROOT / "tools" / "build_browser_edition.py")
-            builder = importlib.util.module_from_spec(spec)
-            spec.loader.exec_module(builder)
+            from publish import lite as builder
+
             site_dir = Path(tmp) / "site"
             cache = Path(os.environ.get("SELF_ATTENTION_CH02_LITE_CACHE") or builder.default_cache())
             t0 = time.perf_counter()

@@ -8,7 +8,7 @@ A classroom (a lab room, a JupyterHub) runs one kernel per student, so what a ke
 at its peak decides how many students one server takes.
 
 * **floor**: a fresh kernel (``python3`` kernelspec of this environment, started by
-  nbclient as ``tools/run_notebooks.py`` does) that only runs what every notebook of the
+  nbclient as ``publish/run.py`` does) that only runs what every notebook of the
   series imports: numpy, matplotlib's pyplot with the inline backend, ipywidgets and
   ``helpers`` (with ``helpers.checks`` and ``helpers.ui.plotting``). Its peak resident memory is
   the least a student's kernel can cost.

@@ -9,7 +9,7 @@ the deck with ``--no-preheat``):
 * **bare kernel** (the baseline): start a fresh ``python3`` kernel of this environment and run
   :data:`benchmarks.classroom.FLOOR_SOURCE` (import numpy, matplotlib's pyplot inline, ipywidgets,
   ``helpers``): what any live widget has to wait for at least.
-* **the deck as the teacher starts it**: ``python -m helpers.lecture 1 --no-browser`` is started (a
+* **the deck as the teacher starts it**: ``python -m publish deck 1 --no-browser`` is started (a
   real process); when it prints the URL (it does so once its spare kernel has run the deck), headless
   Chromium (1280x720, a fresh profile: nothing cached) navigates to it. Timed from navigation:
   the first slide visible; the **first live widget** usable (lecture 1: the vote on 2.1, its choices
@@ -102,7 +102,7 @@ def kernel_rss_mib(pid: int) -> list[float]:
 
 
 def deck_times(browser, key: str = "1", preheat: bool = True, timeout: float = 180.0) -> dict:
-    """Start ``python -m helpers.lecture KEY`` (from a temporary folder) and time it, then a fresh page."""
+    """Start ``python -m publish deck KEY`` (from a temporary folder) and time it, then a fresh page."""
     import re
     import subprocess
     import sys
@@ -111,7 +111,7 @@ def deck_times(browser, key: str = "1", preheat: bool = True, timeout: float = 1
 
     with tempfile.TemporaryDirectory(prefix="bench-lecture-") as tmp:
         log = Path(tmp) / "lecture.log"
-        cmd = [sys.executable, "-m", "helpers.lecture", key, "--no-browser"] + ([] if preheat else ["--no-preheat"])
+        cmd = [sys.executable, "-m", "publish", "deck", key, "--no-browser"] + ([] if preheat else ["--no-preheat"])
         with open(log, "wb") as fh:
             t0 = time.perf_counter()
             proc = subprocess.Popen(cmd, cwd=tmp, stdout=fh, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
@@ -177,7 +177,7 @@ def main(rounds: int = 3, with_presentation_view: bool = True) -> dict | None:
     if chromium is None:
         print("lecture: not measured (needs Chromium: apt-get install chromium)")
         return None
-    from helpers.lecture.serve import REFILL_DELAY_S
+    from publish.deck.serve import REFILL_DELAY_S
 
     bare, warm, cold = [], [], []
     with sync_playwright() as pw:
@@ -208,7 +208,7 @@ def main(rounds: int = 3, with_presentation_view: bool = True) -> dict | None:
     verdict = "met" if fw <= 1.5 * floor else "NOT met"
     print(f"rounds: {rounds} (medians, [every round]; each round: bare kernel, deck, deck --no-preheat)")
     print(f"bare kernel (start + numpy, matplotlib, ipywidgets, helpers): {floor:.2f} s  {_spread(bare)}")
-    print("python -m helpers.lecture 1 (preheated), from navigating to the printed URL:")
+    print("python -m publish deck 1 (preheated), from navigating to the printed URL:")
     print(f"  first slide visible:        {med(warm, 'first_slide_s'):.2f} s  {col(warm, 'first_slide_s')}")
     print(f"  first live widget usable:   {fw:.2f} s = {fw / floor:.2f}x bare kernel (target <= 1.5x: {verdict}); "
           f"per round {_spread(ratios)}x  {col(warm, 'first_widget_s')}")
@@ -219,7 +219,7 @@ def main(rounds: int = 3, with_presentation_view: bool = True) -> dict | None:
           f"URL printed {med(warm, 'url_s'):.2f} s {col(warm, 'url_s')}, first live widget "
           f"{med(warm, 'command_to_widget_s'):.2f} s = {med(warm, 'command_to_widget_s') / floor:.2f}x  "
           f"{col(warm, 'command_to_widget_s')}")
-    print("python -m helpers.lecture 1 --no-preheat (progressive rendering, no spare kernel), from navigation:")
+    print("python -m publish deck 1 --no-preheat (progressive rendering, no spare kernel), from navigation:")
     cw = med(cold, "first_widget_s")
     print(f"  first slide {med(cold, 'first_slide_s'):.2f} s, first live widget {cw:.2f} s = {cw / floor:.2f}x "
           f"{col(cold, 'first_widget_s')}, explorer {med(cold, 'explorer_s'):.2f} s; from starting the command: "

@@ -3,9 +3,9 @@
     python -m benchmarks.lecture_breakdown          # lecture 1, preheated, a fresh browser profile
     python -m benchmarks.lecture_breakdown 2 --no-preheat
 
-Serves the deck (:class:`helpers.lecture.serve.DeckServer`), opens it in headless Chromium (1280x720, fresh
+Serves the deck (:class:`publish.deck.serve.DeckServer`), opens it in headless Chromium (1280x720, fresh
 profile) and prints, in milliseconds from navigation: the page's own milestones (first slide, DOMContentLoaded,
-load), the deck script's steps (``performance`` marks ``deck:*`` of ``helpers/lecture/js``: script running,
+load), the deck script's steps (``performance`` marks ``deck:*`` of ``publish/deck/js``: script running,
 page config read, widgets' state in, page parsed, first view, all views), the kernel websocket (created, open,
 first frame, the largest frame: the widgets' state), the first live widget usable and the first typeset formula;
 then the HTML's size and every script and stylesheet the page loaded with its size, summed. The ``lecture`` figure
@@ -37,7 +37,7 @@ INIT = r"""(() => {
 def breakdown(key: str = "1", preheat: bool = True, timeout_s: float = 120.0) -> dict:
     from playwright.sync_api import sync_playwright
 
-    from helpers.lecture.serve import DeckServer
+    from publish.deck.serve import DeckServer
 
     chromium = shutil.which("chromium") or shutil.which("chromium-browser")
     frames: list[tuple[str, float, int]] = []

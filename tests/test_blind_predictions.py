@@ -21,7 +21,6 @@ result away).
 from __future__ import annotations
 
 import ast
-import importlib.util
 import re
 from pathlib import Path
 
@@ -97,10 +96,9 @@ def _question_and_options(cell: dict) -> tuple[str, list[str] | None]:
 
 
 def _student_edition(tmp_path_factory) -> dict[str, Path]:
-    spec = importlib.util.spec_from_file_location("make_student_edition", ROOT / "tools" / "make_student_edition.py")
-    tool = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(tool)
-    return {p.name: p for p in tool.build(tmp_path_factory.mktemp("student"))}
+    from publish import student
+
+    return {p.name: p for p in student.build(tmp_path_factory.mktemp("student"))}
 
 
 @pytest.fixture(scope="module")

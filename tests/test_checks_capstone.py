@@ -314,7 +314,7 @@ def test_a_test_that_rejects_the_correct_implementation_fails(capsys):
     assert not check_attention_test(lambda attn_fn: attn_fn(np.zeros(3)))       # the test itself errors out
 
 
-def test_not_done_yet_and_not_a_function(capsys):
+def test_attention_test_not_done_yet_and_not_a_function(capsys):
     def stub(attn_fn):
         raise NotImplementedError
 

@@ -85,7 +85,6 @@ def test_classic_slips_fail(capsys):
 # ---- reviewer's wrong answers: constants typed with 3-4 decimals used to pass (atol was 1e-4) ----
 
 def _review_row2(sqrt2=math.sqrt(2), base=math.e):
-    import numpy as np
     exact_values = H.book.exact_values
 
     ex = exact_values()

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
@@ -12,10 +11,9 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def _tool():
-    spec = importlib.util.spec_from_file_location("nbgitpuller_link", ROOT / "tools" / "nbgitpuller_link.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    from publish import link
+
+    return link
 
 
 @pytest.mark.parametrize("ui, prefix", [("lab", "lab/tree/"), ("voila", "voila/render/")])
@@ -48,9 +46,8 @@ def test_bad_arguments_are_named(kwargs, arg):
 
 def test_flat_layout_opens_a_notebook_of_the_student_edition(tmp_path):
     """A student edition pushed as its own repository has its notebooks at the top level."""
-    spec = importlib.util.spec_from_file_location("make_student_edition", ROOT / "tools" / "make_student_edition.py")
-    student = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(student)
+    from publish import student
+
     edition = tmp_path / "ch02-student"
     student.build(edition, [ROOT / "notebooks" / "02-10-causal-mask.ipynb"])
     for ui, prefix in [("lab", "lab/tree/"), ("voila", "voila/render/")]:

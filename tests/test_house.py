@@ -153,7 +153,6 @@ def test_the_formula_reads_first(module, formula):
 
 
 def test_attention_validates_in_one_call():
-    import inspect
 
     src = inspect.getsource(helpers.core.attention.scaled_dot_product_attention)
     body = src.split('"""')[-1]
@@ -161,13 +160,148 @@ def test_attention_validates_in_one_call():
     assert "raise " not in body and "isinstance" not in body
 
 
+# ---- two houses: the learner's package and the build package -------------------------------------------
+
+ROOT = HELPERS.parent
+PROJECT_PACKAGES = ("helpers", "publish", "benchmarks")
+
+
+def _project_modules() -> dict[str, Path]:
+    """Every module of the project's packages, by dotted name."""
+    out = {}
+    for pkg in PROJECT_PACKAGES:
+        for p in sorted((ROOT / pkg).rglob("*.py")):
+            if "__pycache__" in p.parts or "node_modules" in p.parts:
+                continue
+            parts = list(p.relative_to(ROOT).with_suffix("").parts)
+            out[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = p
+    return out
+
+
+def _imports_of(name: str, path: Path, known: set[str]) -> set[str]:
+    """The project modules ``name`` imports (at any depth of its code: a function-level import counts too)."""
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        targets = []
+        if isinstance(node, ast.Import):
+            targets = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                up = package.split(".")
+                up = up[:len(up) - node.level + 1]
+                base = ".".join(up + ([base] if base else []))
+            targets = [base] + [f"{base}.{a.name}" for a in node.names]
+        for t in targets:
+            while t and t not in known:
+                t = t.rpartition(".")[0]
+            if t and t != name:
+                found.add(t)
+    return found
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Each strongly connected group of more than one module (an import cycle), sorted."""
+    index, low, stack, on, out, counter = {}, {}, [], set(), [], [0]
+
+    def visit(v):
+        index[v] = low[v] = counter[0]
+        counter[0] += 1
+        stack.append(v)
+        on.add(v)
+        for w in graph.get(v, ()):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            group = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                group.append(w)
+                if w == v:
+                    break
+            if len(group) > 1:
+                out.append(sorted(group))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return out
+
+
+def _import_graph() -> dict[str, set[str]]:
+    mods = _project_modules()
+    # A package's __init__ importing its own submodules is how a package is built, not a cycle between modules.
+    return {n: {t for t in _imports_of(n, p, set(mods)) if not (p.name == "__init__.py" and t.startswith(n + "."))}
+            for n, p in mods.items()}
+
+
+def test_no_import_cycle_anywhere():
+    cycles = _cycles(_import_graph())
+    assert not cycles, f"import cycles (each group imports itself through the others): {cycles}"
+
+
+def test_the_cycle_reader_sees_a_cycle_through_a_function_level_import():
+    assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+    assert _cycles({"a": {"b"}, "b": set()}) == []
+    src = "def f():\n    from .serve import READY\n"
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "build.py"
+        path.write_text(src)
+        assert _imports_of("publish.deck.build", path, {"publish.deck.serve", "publish.deck.build"}) == {"publish.deck.serve"}
+
+
+def test_the_learner_package_imports_nothing_of_the_build_package():
+    """helpers/ is what a learner's kernel imports: no module of it imports publish (or benchmarks), at any depth."""
+    graph = _import_graph()
+    bad = {n: sorted(t for t in deps if not t.startswith("helpers")) for n, deps in graph.items()
+           if n.startswith("helpers") and any(not t.startswith("helpers") for t in deps)}
+    assert not bad, bad
+
+
+def test_the_learner_package_holds_only_python():
+    """No deck or edition asset (templates, scripts, fonts) ships in helpers/: they are the build package's."""
+    import subprocess
+
+    tracked = subprocess.run(["git", "ls-files", "helpers"], cwd=ROOT, capture_output=True, text=True).stdout.split()
+    if not tracked:  # not a git checkout (an sdist): read the tree
+        tracked = [p.relative_to(ROOT).as_posix() for p in HELPERS.rglob("*") if p.is_file() and "__pycache__" not in p.parts]
+    assert tracked and all(f.endswith(".py") for f in tracked), [f for f in tracked if not f.endswith(".py")]
+
+
+def test_nothing_loads_project_code_by_file_path():
+    """Project code is imported as a package (``from publish import web``), never from a file path or a
+    hand-made sys.path entry."""
+    offenders = []
+    for path in [*_project_modules().values(), *sorted((ROOT / "tests").rglob("*.py")), ROOT / "conftest.py"]:
+        text = path.read_text(encoding="utf-8")
+        for needle in ("spec_from_file_location", "sys.path.insert", "sys.path.append", "SourceFileLoader"):
+            if needle in text and path.resolve() != Path(__file__).resolve():
+                offenders.append(f"{path.relative_to(ROOT)}: {needle}")
+    assert not offenders, offenders
+
+
+def test_import_helpers_loads_no_build_module():
+    import subprocess
+
+    code = "import sys, helpers; print(sorted(m for m in sys.modules if m.split('.')[0] in ('publish', 'benchmarks')))"
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0 and out.stdout.strip() == "[]", out.stdout + out.stderr
+
+
 # ---- the folders show the architecture ---------------------------------------------------------------
 
 def test_the_tree_shows_where_things_live():
     """Read top-down: the formula in core/, a lesson's tools in lessons/, the book, the real model, the
-    UI, the self-checks, the lecture decks; nothing else at the top but the door and the shared argument checks."""
+    UI, the self-checks; nothing else at the top but the door and the shared argument checks."""
     packages = sorted(p.name for p in HELPERS.iterdir() if (p / "__init__.py").is_file())
-    assert packages == ["book", "checks", "core", "lecture", "lessons", "model", "ui"], packages
+    assert packages == ["book", "checks", "core", "lessons", "model", "ui"], packages
     top = sorted(p.name for p in HELPERS.glob("*.py"))
     assert top == ["__init__.py", "_validate.py"], top
     for pkg in packages:

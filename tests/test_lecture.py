@@ -1,4 +1,4 @@
-"""Lecture mode (helpers.lecture): the manifest points at real cells, the plans fit their slides and pages,
+"""Lecture mode (publish.deck): the manifest points at real cells, the plans fit their slides and pages,
 the guide shows what the manifest says, the deck notebook runs, the command lists the decks from anywhere.
 
 The browser side (every slide, fonts, fit, sliders, the vote, offline) is tests/browser/test_lecture_deck.py.
@@ -15,10 +15,10 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from helpers.lecture import DECKS, FIGURE_MIN, READING_CHARS_PER_MIN, VOTE_MIN, build_notebook, notebooks_dir
-from helpers.lecture.build import (_blocks, apply_kwargs, find_cell, plan_markdown, row_minutes, schedule_markdown,
+from publish.deck import DECKS, FIGURE_MIN, READING_CHARS_PER_MIN, VOTE_MIN, build_notebook, notebooks_dir
+from publish.deck.build import (_blocks, apply_kwargs, find_cell, plan_markdown, row_minutes, schedule_markdown,
                                    skipped_numbers, slide_markdown, slide_minutes, text_of)
-from helpers.lecture.slides import Text
+from publish.deck.slides import Text
 from helpers.ui.prediction_keys import KEYS, NumberKey
 from test_blind_predictions import (CLAUSE, MAX_SHARED, MIN_CLAUSE, MIN_OPTION,  # the notebooks' own measure
                                     _question_and_options, longest_common_substring, norm)
@@ -125,10 +125,10 @@ def _plan_section(title: str) -> str:
 def test_the_guide_shows_the_plan_and_the_minutes_of_every_slide(key):
     deck = DECKS[key]
     section = _plan_section(deck.title)
-    assert plan_markdown(deck) in section, f"the guide's table of plan {key} differs from `python -m helpers.lecture {key} --plan`"
+    assert plan_markdown(deck) in section, f"the guide's table of plan {key} differs from `python -m publish deck {key} --plan`"
     assert schedule_markdown(deck, NB) in section, \
-        f"the guide's slide table of plan {key} differs from `python -m helpers.lecture {key} --schedule`"
-    assert f"python -m helpers.lecture {key}" in section
+        f"the guide's slide table of plan {key} differs from `python -m publish deck {key} --schedule`"
+    assert f"python -m publish deck {key}" in section
 
 
 def test_the_guide_states_the_timing_rule():
@@ -155,12 +155,12 @@ def test_the_deck_notebook_is_small_and_runs(key, tmp_path):
 
 
 def test_the_command_lists_the_decks_from_another_directory(tmp_path):
-    out = subprocess.run([sys.executable, "-m", "helpers.lecture"], cwd=tmp_path, capture_output=True, text=True,
+    out = subprocess.run([sys.executable, "-m", "publish", "deck"], cwd=tmp_path, capture_output=True, text=True,
                          timeout=120, check=True).stdout
     for deck in DECKS.values():
         assert deck.title in out
     written = tmp_path / "deck.ipynb"
-    subprocess.run([sys.executable, "-m", "helpers.lecture", "2", "--write", str(written)], cwd=tmp_path,
+    subprocess.run([sys.executable, "-m", "publish", "deck", "2", "--write", str(written)], cwd=tmp_path,
                    check=True, capture_output=True, timeout=120)
     assert nbformat.read(written, as_version=4).metadata.ch02_deck["key"] == "2"
 
@@ -168,7 +168,7 @@ def test_the_command_lists_the_decks_from_another_directory(tmp_path):
 def test_the_font_the_deck_ships_covers_every_slide():
     from fontTools.ttLib import TTFont
 
-    from helpers.lecture.serve import SHARE
+    from publish.deck.serve import SHARE
 
     font = SHARE / "voila" / "templates" / "ch02-deck" / "static" / "NotoSansSC-ch02.otf"
     cmap = TTFont(str(font)).getBestCmap()
@@ -176,7 +176,7 @@ def test_the_font_the_deck_ships_covers_every_slide():
     for deck in DECKS.values():
         for cell in build_notebook(deck, NB).cells:
             missing |= {ch for ch in cell.source if ord(ch) >= 0x2E80 and ord(ch) not in cmap}
-    assert not missing, f"the deck font lacks {''.join(sorted(missing))!r}: run `python tools/make_deck_font.py`"
+    assert not missing, f"the deck font lacks {''.join(sorted(missing))!r}: run `python -m publish font`"
 
 
 def test_the_explorer_has_a_lecture_layout_that_fits_720p():

@@ -1,4 +1,4 @@
-"""The deck page's own script (helpers/lecture/js -> the ch02-deck template's static/): built from the committed
+"""The deck page's own script (publish/deck/js -> the ch02-deck template's static/): built from the committed
 source, selected for preheated decks only, and every file the page loads ships with the package.
 
 The browser test (tests/browser/test_lecture_deck.py) runs the page itself over all three decks.
@@ -13,9 +13,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from helpers.lecture.serve import PAGE_RESOURCES, SHARE, voila_command
+from publish.deck.serve import PAGE_RESOURCES, SHARE, voila_command
 
-JS = Path(__file__).resolve().parents[1] / "helpers" / "lecture" / "js"
+JS = Path(__file__).resolve().parents[1] / "publish" / "deck" / "js"
 TEMPLATE = SHARE / "voila" / "templates" / "ch02-deck"
 STATIC = TEMPLATE / "static"
 
@@ -24,7 +24,7 @@ def test_the_page_script_was_built_from_the_committed_source():
     stamp = json.loads((STATIC / "deck-widgets.build.json").read_text())["built_from_sha256"]
     assert set(stamp) == {"src/index.js", "package.json", "package-lock.json", "build.sh"}
     stale = [f for f, digest in stamp.items() if hashlib.sha256((JS / f).read_bytes()).hexdigest() != digest]
-    assert not stale, f"{stale} changed since static/deck-widgets.js was built: cd helpers/lecture/js && npm ci && sh build.sh"
+    assert not stale, f"{stale} changed since static/deck-widgets.js was built: cd publish/deck/js && npm ci && sh build.sh"
     # The bundle is that source's: its own step names are in it (minified code keeps string literals).
     bundle = (STATIC / "deck-widgets.js").read_text(encoding="utf-8")
     for name in re.findall(r"mark\('([a-z-]+)'\)", (JS / "src" / "index.js").read_text()):

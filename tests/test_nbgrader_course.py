@@ -1,4 +1,4 @@
-"""The graded lab, tested as a teacher would use it (``tools/make_nbgrader_course.py``).
+"""The graded lab, tested as a teacher would use it (``publish/course.py``).
 
 Quick tests read the course the tool writes. The ``grading`` tests (marker ``grading``; they need
 the ``grading`` extra) build the course in a temporary folder, run ``nbgrader generate_assignment``,
@@ -33,11 +33,8 @@ CHECK_LINE = re.compile(r"^\s*check_\w+\(.*\);?\s*$")
 
 
 def _load(name: str):
-    spec = importlib.util.spec_from_file_location(name, ROOT / "tools" / f"{name}.py")
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules.setdefault(name, mod)              # dataclasses look their module up there
-    spec.loader.exec_module(mod)
-    return mod
+    return importlib.import_module({"make_nbgrader_course": "publish.course", "lowest_constraints": "publish.constraints",
+                                    "make_student_edition": "publish.student"}[name])
 
 
 TOOL = _load("make_nbgrader_course")

@@ -42,7 +42,7 @@ def test_executed_in_order(path):
     counts = [c.get("execution_count") for c in code]
     expected = [None if "solution" in _tags(c) else k for k, c in enumerate(code, start=1)]
     assert None not in [n for n, e in zip(counts, expected) if e is not None], \
-        f"{path.name}: has un-executed code cells; run tools/run_notebooks.py"
+        f"{path.name}: has un-executed code cells; run publish/run.py"
     assert counts == expected, f"{path.name}: execution counts {counts} are not 1..n (solution cells unrun); re-run top to bottom"
 
 
@@ -78,6 +78,6 @@ def test_size_budgets(path):
 def test_metadata_is_clean(path):
     nb = json.loads(path.read_text(encoding="utf-8"))
     assert nb["metadata"].get("kernelspec", {}).get("name") == "python3", f"{path.name}: kernelspec must be python3"
-    assert "widgets" not in nb["metadata"], f"{path.name}: saved widget state; re-run with tools/run_notebooks.py"
+    assert "widgets" not in nb["metadata"], f"{path.name}: saved widget state; re-run with publish/run.py"
     for k, cell in enumerate(nb["cells"]):
-        assert "execution" not in cell.get("metadata", {}), f"{path.name} cell {k}: timing metadata; re-run with tools/run_notebooks.py"
+        assert "execution" not in cell.get("metadata", {}), f"{path.name} cell {k}: timing metadata; re-run with publish/run.py"

@@ -1,6 +1,6 @@
 """The student edition: no solution left, and every student notebook runs to the end.
 
-``tools/make_student_edition.py OUT_DIR`` removes the cells tagged ``solution`` or
+``publish/student.py OUT_DIR`` removes the cells tagged ``solution`` or
 ``full-edition-only`` and clears the outputs of the cells tagged ``exercise``. What is left must
 stay true: no student notebook points to a solution cell or to the teacher's guide it lacks. Executed in a fresh kernel, each student notebook
 must run without an error, and each exercise's self-check must say (in Chinese) that the
@@ -9,7 +9,6 @@ exercise is not done yet -- not print a pass line.
 
 from __future__ import annotations
 
-import importlib.util
 import re
 from pathlib import Path
 
@@ -23,10 +22,9 @@ SOLUTION_DEF = re.compile(r"^\s*(def|class)\s+\w+_solution\b|^\s*\w+_solution\s*
 
 
 def _tool():
-    spec = importlib.util.spec_from_file_location("make_student_edition", ROOT / "tools" / "make_student_edition.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    from publish import student
+
+    return student
 
 
 def _tags(cell) -> set[str]:

@@ -11,7 +11,6 @@
 from __future__ import annotations
 
 import ast
-import json
 import re
 from pathlib import Path
 

@@ -1,4 +1,4 @@
-"""The web edition's build output, without a browser (tools/build_web_edition.py).
+"""The web edition's build output, without a browser (publish/web.py).
 
 The site is built once without widget stills (``--no-stills``: no kernel, a few seconds);
 the stills are tested on their own: the renderer on a hand-made widget state, and the
@@ -22,9 +22,7 @@ import pytest
 pytestmark = pytest.mark.editions
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tools"))
-import build_web_edition as web  # noqa: E402
-import web_edition_widgets as ww  # noqa: E402
+from publish import web, web_stills as ww  # noqa: E402
 
 SERIES = sorted(p.name for p in (ROOT / "notebooks").glob("02-*.ipynb"))
 GUIDE = sorted(p.stem for p in (ROOT / "docs" / "teaching").glob("*.md"))
@@ -36,7 +34,7 @@ LOADS_REMOTE = re.compile(r"""<(?:script|link|img|iframe|source)\b[^>]*\b(?:src|
 def site(tmp_path_factory) -> Path:
     pytest.importorskip("sphinx", reason='the web edition needs the editions extra: pip install -e ".[editions]"')
     out = tmp_path_factory.mktemp("web") / "site"
-    done = subprocess.run([sys.executable, str(ROOT / "tools" / "build_web_edition.py"), str(out),
+    done = subprocess.run([sys.executable, "-m", "publish", "web", str(out),
                            "--no-stills", "--lite-url", LITE], capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, f"build failed:\n{done.stdout[-2000:]}\n{done.stderr[-3000:]}"
     assert f"{len(SERIES)} notebook pages" in done.stdout
@@ -195,7 +193,7 @@ def test_every_local_link_and_asset_exists(site):
 def test_student_site_has_no_solutions_and_no_guide(tmp_path):
     pytest.importorskip("sphinx", reason='the web edition needs the editions extra: pip install -e ".[editions]"')
     out = tmp_path / "student"
-    done = subprocess.run([sys.executable, str(ROOT / "tools" / "build_web_edition.py"), str(out), "--no-stills",
+    done = subprocess.run([sys.executable, "-m", "publish", "web", str(out), "--no-stills",
                            "--student"], capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, f"build failed:\n{done.stdout[-2000:]}\n{done.stderr[-3000:]}"
     solution_names = set()

@@ -1,4 +1,4 @@
-"""The browser edition (tools/build_browser_edition.py): built, served on 127.0.0.1, run in Chromium.
+"""The browser edition (publish/lite.py): built, served on 127.0.0.1, run in Chromium.
 
 One build per session (downloads cached in ``SELF_ATTENTION_CH02_LITE_CACHE``, default the
 build's own cache, so local reruns need no network). Then:
@@ -49,10 +49,9 @@ KNOWN_DIFFERENCES: dict[str, dict[int, str]] = {}  # none left: 2.1 adds in a lo
 
 
 def _builder():
-    spec = importlib.util.spec_from_file_location("build_browser_edition", ROOT / "tools" / "build_browser_edition.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    from publish import lite
+
+    return lite
 
 
 @pytest.fixture(scope="session")

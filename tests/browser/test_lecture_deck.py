@@ -1,4 +1,4 @@
-"""The lecture decks (python -m helpers.lecture KEY) in headless Chromium at 1280x720, started from a folder
+"""The lecture decks (python -m publish deck KEY) in headless Chromium at 1280x720, started from a folder
 outside the repository, and the Voila route of a Jupyter server that finds the installed templates.
 
 For every deck: step through every slide with the keyboard (ArrowRight), and on each slide check that
@@ -26,7 +26,7 @@ from pathlib import Path
 import pytest
 from conftest import ARTIFACTS, _free_port
 
-from helpers.lecture import DECKS
+from publish.deck import DECKS
 
 pytestmark = pytest.mark.browser
 
@@ -97,7 +97,7 @@ def deck_url(request, tmp_path, chromium_path):
     env["TMPDIR"] = str(tmp_path / "tmp")  # where the command puts the deck's folder (and Voila's log)
     (tmp_path / "tmp").mkdir()
     with open(log, "wb") as fh:
-        proc = subprocess.Popen([sys.executable, "-m", "helpers.lecture", key, "--no-browser", f"--port={port}"],
+        proc = subprocess.Popen([sys.executable, "-m", "publish", "deck", key, "--no-browser", f"--port={port}"],
                                 cwd=outside, env=env, stdout=fh, stderr=subprocess.STDOUT,
                                 stdin=subprocess.DEVNULL)
     try:
@@ -109,7 +109,7 @@ def deck_url(request, tmp_path, chromium_path):
             if m:
                 url = m.group(0)
             elif proc.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError(f"python -m helpers.lecture {key} printed no URL:\n{text[-3000:]}")
+                raise RuntimeError(f"python -m publish deck {key} printed no URL:\n{text[-3000:]}")
             else:
                 time.sleep(0.2)
         assert url == f"http://127.0.0.1:{port}/"
@@ -212,7 +212,7 @@ def _fits_and_reads(key, n, info) -> None:
 @pytest.mark.parametrize("deck_url", list(DECKS), indirect=True, ids=[f"deck-{k}" for k in DECKS])
 def test_deck(deck_url, page720, widget_budget_s):
     key, url, tmp = deck_url
-    # The command printed its URL once Voila's spare kernel had run the deck (helpers.lecture.serve).
+    # The command printed its URL once Voila's spare kernel had run the deck (publish.deck.serve).
     assert list(tmp.glob("ch02-deck-*/.deck-ready")), f"deck {key}: the URL was printed before the deck had run"
     pg = page720
     requests: list[str] = []
@@ -284,8 +284,8 @@ def test_deck(deck_url, page720, widget_budget_s):
 @pytest.fixture
 def voila_route(tmp_path, chromium_path):
     """A Jupyter server (as JupyterLab or a hub starts it, outside the repository) whose environment has the
-    series' templates and setting installed (helpers.lecture.install: the same files as pip's data-files)."""
-    from helpers.lecture.install import install_voila_files
+    series' templates and setting installed (publish.deck.install: the same files as pip's data-files)."""
+    from publish.deck.install import install_voila_files
 
     prefix = tmp_path / "prefix"
     install_voila_files(prefix)
@@ -293,7 +293,7 @@ def voila_route(tmp_path, chromium_path):
     root.mkdir()
     nb_dir = Path(__file__).resolve().parents[2] / "notebooks"
     (root / "02-06.ipynb").write_bytes(next(nb_dir.glob("02-06-*.ipynb")).read_bytes())
-    assert subprocess.run([sys.executable, "-m", "helpers.lecture", "1", "--write", str(root / "deck-1.ipynb")],
+    assert subprocess.run([sys.executable, "-m", "publish", "deck", "1", "--write", str(root / "deck-1.ipynb")],
                           cwd=root, capture_output=True, timeout=120).returncode == 0
     env = _jupyter_env(tmp_path)
     env["JUPYTER_PATH"] = str(prefix / "share" / "jupyter")

@@ -1,4 +1,4 @@
-"""The web edition (tools/build_web_edition.py) in headless Chromium, on a phone-sized screen.
+"""The web edition (publish/web.py) in headless Chromium, on a phone-sized screen.
 
 The site is built once (with its widget stills) into a temporary folder and served by a
 static file server on 127.0.0.1. Every request the pages make to any other host is blocked
@@ -54,7 +54,7 @@ def site(tmp_path_factory):
     pytest.importorskip("sphinx", reason='the web edition needs the editions extra: pip install -e ".[editions]"')
     out = tmp_path_factory.mktemp("web") / "site"
     # The maintainer's command, in its own process (its kernels and event loops stay there).
-    done = subprocess.run([sys.executable, str(ROOT / "tools" / "build_web_edition.py"), str(out)],
+    done = subprocess.run([sys.executable, "-m", "publish", "web", str(out)],
                           capture_output=True, text=True, timeout=900)
     assert done.returncode == 0, f"the build failed:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(out)))

@@ -1,0 +1,522 @@
+"""Write the graded lab as an nbgrader course: ``python -m publish course COURSE_DIR``.
+
+The course is built from the notebooks, never from a second copy of them::
+
+    COURSE_DIR/nbgrader_config.py
+    COURSE_DIR/source/lab-1/02-02-soft-lookup.ipynb  ... (the notebooks of the lab plan)
+    COURSE_DIR/templates/offline-feedback/            (the feedback pages' template: no MathJax, no CDN)
+
+Then, in COURSE_DIR: ``nbgrader generate_assignment lab-1`` (the release), collect the
+submissions into ``submitted/<student>/lab-1/``, ``nbgrader autograde lab-1``,
+``nbgrader generate_feedback lab-1``.
+
+What changes in each notebook, driven by the cell tags of CONTRIBUTING.md and by the
+self-check calls the notebooks already make (no cell index and no exercise text is named here):
+
+- A graded exercise (the lab's selection, see ``LAB``) becomes two cells. The exercise cell's
+  code without its ``check_*(...)`` calls is an nbgrader *answer* cell: the learner's stub as
+  today, followed by ``### BEGIN SOLUTION`` ... ``### END SOLUTION`` around the reference code
+  of its solution cell (up to the ``*_solution`` definition, then ``name = name_solution``).
+  ``generate_assignment`` drops that region, so the released stub is the one the learner sees
+  today. The ``check_*(...)`` calls become a locked, autograded *test* cell with the
+  exercise's points: visible, exactly the call of today (it prints ✅, ❌ with a Chinese hint,
+  or 尚未完成); hidden (``### BEGIN HIDDEN TESTS``), the same self-check run again silently,
+  which on failure writes one line to stderr -- what nbgrader scores as 0, with no traceback.
+  So the self-check that tells a learner 尚未完成 also gives the grade, and its Chinese
+  message is the feedback.
+- Any other exercise of these notebooks stays ungraded practice: an answer cell with the
+  reference code in a solution region (the teacher's source stays solved), the check call
+  kept in place. Every ``solution`` cell itself is removed.
+- Everything else (prose, figures, predictions, sliders) is kept as committed.
+
+The feedback pages work offline wherever the HTML file goes (the exchange hands a student the file
+alone): ``generate_feedback`` typesets each formula as MathML (latex2mathml) and the page loads no
+MathJax and nothing from another host (``OfflineFeedbackExporter`` in ``CONFIG``, ``FEEDBACK_TEMPLATE``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import copy
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import nbformat
+
+from .notebooks import EXERCISE as EXERCISE_TAG, NOTEBOOKS, ROOT, SOLUTION as SOLUTION_TAG, tags as _tags
+ASSIGNMENT = "lab-1"
+COURSE_ID = "self-attention-ch02"
+BEGIN_SOLUTION, END_SOLUTION = "### BEGIN SOLUTION", "### END SOLUTION"
+BEGIN_HIDDEN, END_HIDDEN = "### BEGIN HIDDEN TESTS", "### END HIDDEN TESTS"
+
+# The lab plan of docs/teaching/README.md (实验课): which exercises of which notebook are graded,
+# and the points of each. "transfer" / "bug-hunt": the exercises introduced by a markdown cell
+# with that tag; "all": every exercise of the notebook.
+LAB: tuple[tuple[str, str, int], ...] = (
+    ("02-02", "transfer", 1),
+    ("02-05", "transfer", 1),
+    ("02-06", "bug-hunt", 1),
+    ("02-10", "bug-hunt", 1),
+    ("02-12", "all", 3),
+)
+SELECTIONS = ("transfer", "bug-hunt", "all")
+
+# An exercise's own markdown: the nearest cell above it that is tagged like an exercise or has a
+# heading (or bold run-in heading) with 练习 in it.
+_EXERCISE_HEADING = re.compile(r"^\s*(#+\s.*练习|\*\*[^*\n]*练习)", re.M)
+
+CONFIG = '''\
+"""nbgrader configuration of the graded lab (written by publish/course.py)."""
+
+import html
+import logging
+import os
+import re
+import sys
+import tempfile
+import warnings
+from xml.etree import ElementTree
+
+import nbgrader
+from jinja2 import pass_context
+from latex2mathml.converter import convert_to_element as _tex_to_mathml
+from nbconvert.exporters import HTMLExporter
+from nbconvert.filters.markdown_mistune import IPythonRenderer, MarkdownWithMath
+from nbgrader.api import MissingEntry
+from nbgrader.converters import Autograde, GenerateFeedback
+from nbconvert.preprocessors import Preprocessor
+from nbgrader.preprocessors import OverwriteCells
+from sqlalchemy.exc import SAWarning
+from traitlets import Bool
+
+c = get_config()  # noqa: F821  (nbgrader's config loader provides it)
+
+# nbgrader 0.9's gradebook builds a new submission's rows before it adds them to the session (it does,
+# two lines later: nbgrader/api.py, update_or_create_submission); SQLAlchemy 2 warns about the
+# reverse relationship in between. Only that warning, with its exact wording, is silenced.
+warnings.filterwarnings(
+    "ignore", category=SAWarning,
+    message=r"Object of type <Submitted(Assignment|Notebook)> not in session, add operation along "
+            r"'(Student|Assignment|Notebook)\\.submissions' will not proceed")
+
+# nbgrader runs the `alembic` command (its database migrations) from PATH; put this environment's
+# scripts first so `.venv/bin/nbgrader ...` works without activating the environment.
+os.environ["PATH"] = os.path.dirname(sys.executable) + os.pathsep + os.environ.get("PATH", "")
+
+c.CourseDirectory.course_id = "{course_id}"
+# Grade only what the release shows: the solution region is dropped without a stub, because each
+# exercise cell keeps its own stub (`raise NotImplementedError`) above the region.
+c.ClearSolutions.code_stub = {{"python": ""}}
+# Each notebook runs top to bottom at autograde time; the slowest cell (the capstone's check) takes seconds.
+c.Execute.timeout = 300
+if os.name == "posix":
+    # Talk to each grading kernel over local socket files, not over TCP: no port is opened on a
+    # shared lab machine, and ipykernel (>= 7.4) has no reason to warn about unencrypted traffic.
+    # The socket path must be absolute (the kernel runs in the notebook's folder) and short.
+    _sockets = os.path.join(tempfile.gettempdir(), f"nbgrader-ipc-{{os.getuid()}}")
+    os.makedirs(_sockets, mode=0o700, exist_ok=True)
+    c.KernelManager.transport = "ipc"
+    c.KernelManager.ip = os.path.join(_sockets, "kernel")
+
+
+class OverwriteCellsKnowingHiddenTests(OverwriteCells):
+    """nbgrader's OverwriteCells, without its false alarm on every untouched test cell.
+
+    nbgrader stores a test cell's checksum before it removes the hidden tests, so a test cell
+    exactly as released always "has changed" at autograde time (nbgrader issue 1961). This
+    subclass stays silent only when the submitted cell is the released one; any other change is
+    reported as before. Either way the test cell is restored from the gradebook, hidden tests included.
+    """
+
+    def preprocess_cell(self, cell, resources, cell_index):
+        grade_id = cell.metadata.get("nbgrader", {{}}).get("grade_id")
+        self._as_released = False
+        if grade_id is not None:
+            try:
+                source = self.gradebook.find_source_cell(grade_id, self.notebook_id, self.assignment_id)
+            except MissingEntry:
+                pass
+            else:
+                self._as_released = cell.source == _without_hidden_tests(source.source)
+        return super().preprocess_cell(cell, resources, cell_index)
+
+    def report_change(self, name, attr, old, new):
+        if attr == "checksum" and self._as_released:
+            return
+        super().report_change(name, attr, old, new)
+
+
+def _without_hidden_tests(source):
+    """The source as ClearHiddenTests releases it: the delimited lines (delimiters included) removed."""
+    kept, hidden = [], False
+    for line in source.split("\\n"):
+        if "{begin_hidden}" in line:
+            hidden = True
+        elif "{end_hidden}" in line:
+            hidden = False
+        elif not hidden:
+            kept.append(line)
+    return "\\n".join(kept)
+
+
+c.Autograde.sanitize_preprocessors = [
+    OverwriteCellsKnowingHiddenTests if p is OverwriteCells else p
+    for p in Autograde.class_traits()["sanitize_preprocessors"].default()
+]
+
+class FigureAltText(Preprocessor):
+    """Give each figure of a feedback page a text alternative (nbconvert warns about every image without one)."""
+
+    enabled = Bool(True)
+
+    def preprocess_cell(self, cell, resources, cell_index):
+        for output in cell.get("outputs", []):
+            for mime in ("image/png", "image/jpeg"):
+                if mime in output.get("data", {{}}):
+                    shown = str(output["data"].get("text/plain", "")).strip("<>") or "a figure"
+                    output.setdefault("metadata", {{}}).setdefault(mime, {{}}).setdefault(
+                        "alt", f"{{shown}}, drawn by the code cell above")
+        return cell, resources
+
+
+c.GenerateFeedback.preprocessors = [*GenerateFeedback.class_traits()["preprocessors"].default(), FigureAltText]
+
+
+# Feedback pages work offline and from wherever they are opened: nbgrader's feedback template loads
+# MathJax from a CDN, and release_feedback hands each student the HTML file alone (no folder beside
+# it), which JupyterLab shows without running its scripts. So the formulas are typeset here, as
+# MathML that the browser draws itself, and the page loads no MathJax: the template of the course's
+# templates/{template} folder is nbgrader's feedback template with nbconvert's mathjax macro replaced.
+def _mathml(tex, display, log):
+    """MathML for one TeX formula; None (and a warning) if latex2mathml cannot typeset all of it."""
+    try:
+        element = _tex_to_mathml(tex, display=display)
+    except Exception as exc:  # latex2mathml raises several kinds on TeX it cannot parse
+        log.warning("feedback page: formula not typeset (%s): %s", type(exc).__name__, tex)
+        return None
+    # HTML puts <math> in the MathML namespace itself; an explicit xmlns would come back as <ns0:math>
+    # (not maths) from nbconvert's heading anchors, which re-serialise a heading with ElementTree.
+    element.attrib.pop("xmlns", None)
+    for node in element.iter():
+        for name in [a for a in node.attrib if a == "href" or a.startswith("on")]:
+            del node.attrib[name]        # as MathJax's Safe extension: no links or handlers from TeX
+        node.text = html.unescape(node.text) if node.text else node.text
+        node.tail = html.unescape(node.tail) if node.tail else node.tail
+        if node.tag == "mo" and node.text and len(node.text) > 1 and node.text.isalpha() \\
+                and "movablelimits" not in node.attrib:
+            node.tag = "mi"              # a name (\\operatorname, \\max): upright, no operator spacing
+        if node.text and re.match(r"\\\\[A-Za-z]", node.text):
+            log.warning("feedback page: formula not typeset (unknown command %s): %s", node.text, tex)
+            return None
+    return ElementTree.tostring(element, encoding="unicode")
+
+
+class MathMLRenderer(IPythonRenderer):
+    """nbconvert's markdown renderer with each formula as MathML (a formula it cannot typeset stays TeX, as code)."""
+
+    log = logging.getLogger("nbgrader")
+
+    def _formula(self, tex, display):
+        return _mathml(tex, display, self.log) or f"<code>{{self.escape_html(tex)}}</code>"
+
+    def block_math(self, body):
+        return self._formula(body, "block")
+
+    def inline_math(self, body):
+        return self._formula(body, "inline")
+
+    def latex_environment(self, name, body):
+        return self._formula(f"\\\\begin{{{{{{name}}}}}}{{body}}\\\\end{{{{{{name}}}}}}", "block")
+
+
+class OfflineFeedbackExporter(HTMLExporter):
+    """nbgrader's feedback exporter (HTMLExporter), its markdown rendered by MathMLRenderer."""
+
+    @pass_context
+    def markdown2html(self, context, source):
+        # As HTMLExporter.markdown2html (nbconvert 7), with the renderer above.
+        cell = context.get("cell", {{}})
+        renderer = MathMLRenderer(
+            escape=False,
+            attachments=cell.get("attachments", {{}}),
+            embed_images=self.embed_images,
+            path=context.get("resources", {{}}).get("metadata", {{}}).get("path", ""),
+            anchor_link_text=self.anchor_link_text,
+            exclude_anchor_links=self.exclude_anchor_links,
+            **getattr(self, "lexer_options", {{}}),
+        )
+        renderer.log = self.log
+        return MarkdownWithMath(renderer=renderer).render(source)
+
+
+c.GenerateFeedback.exporter_class = OfflineFeedbackExporter
+# Set both, so nbgrader keeps them (GenerateFeedback sets its own only when they are not configured):
+# this course's template folder first, then nbgrader's, where the feedback template it extends lives.
+c.HTMLExporter.template_name = "{template}"
+c.HTMLExporter.extra_template_basedirs = [
+    os.path.join(os.path.dirname(os.path.abspath(__file__)), "templates"),
+    os.path.join(os.path.dirname(os.path.abspath(nbgrader.__file__)), "server_extensions", "formgrader", "templates"),
+]
+
+# On a JupyterHub with the exchange, the default exchange root is /srv/nbgrader/exchange; set
+# c.Exchange.root here if the hub uses another folder. A lab room without a hub needs no exchange.
+'''
+
+
+# The feedback pages' template (COURSE_DIR/templates/offline-feedback/): nbgrader's "feedback" template,
+# whose page head calls nbconvert's mathjax() macro (a CDN script); this folder's mathjax.html.j2 is found
+# before nbconvert's own and gives the page a MathML style instead. The formulas themselves are MathML,
+# typeset by OfflineFeedbackExporter (CONFIG) when the feedback is generated.
+FEEDBACK_TEMPLATE = "offline-feedback"
+FEEDBACK_TEMPLATE_FILES = {
+    "conf.json": '{\n  "base_template": "feedback",\n  "mimetypes": {"text/html": true}\n}\n',
+    "mathjax.html.j2": """\
+{#- Written by publish/course.py. Replaces nbconvert's mathjax() macro (a CDN script) for the
+    feedback pages: their formulas are already MathML, drawn by the browser; no script, nothing fetched. -#}
+{%- macro mathjax(url=None) -%}
+<style type="text/css">
+math { font-size: 1.05em; }
+math[display="block"] { margin: 0.6em 0; overflow-x: auto; overflow-y: hidden; max-width: 100%; }
+</style>
+{%- endmacro %}
+""",
+}
+
+
+class CourseError(ValueError):
+    """The notebooks do not give what the lab needs (a graded exercise without a solution, ...)."""
+
+
+@dataclass
+class Graded:
+    """One autograded part: the answer cell's and the test cell's grade ids and the points."""
+
+    notebook: str
+    answer_id: str
+    test_id: str
+    points: int
+    names: tuple[str, ...]
+    checks: tuple[str, ...]
+    reference: str = field(repr=False, default="")
+
+
+def _lines(src: str) -> list[str]:
+    return src.split("\n")
+
+
+def _kind(cells, k: int) -> set[str]:
+    """The tags (transfer / bug-hunt) of the markdown cell that introduces the exercise in cell ``k``."""
+    for j in range(k - 1, -1, -1):
+        cell = cells[j]
+        if cell.cell_type != "markdown":
+            continue
+        tags = _tags(cell) & {"transfer", "bug-hunt"}
+        if tags or _EXERCISE_HEADING.search(cell.source):
+            return tags
+    return set()
+
+
+def _raises_not_implemented(fn: ast.FunctionDef) -> bool:
+    for node in ast.walk(fn):
+        if isinstance(node, ast.Raise) and node.exc is not None:
+            exc = node.exc.func if isinstance(node.exc, ast.Call) else node.exc
+            if isinstance(exc, ast.Name) and exc.id == "NotImplementedError":
+                return True
+    return False
+
+
+def _is_check_call(stmt: ast.stmt) -> bool:
+    if not (isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call)):
+        return False
+    func = stmt.value.func
+    name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
+    return name.startswith("check_")
+
+
+def _reference_code(solution_cells, name: str) -> str | None:
+    """The solution code defining ``name + '_solution'``: its cell from the top to the end of that definition."""
+    target = f"{name}_solution"
+    for cell in solution_cells:
+        try:
+            tree = ast.parse(cell.source)
+        except SyntaxError:
+            continue
+        for stmt in tree.body:
+            defined = ({stmt.name} if isinstance(stmt, (ast.FunctionDef, ast.ClassDef)) else
+                       {t.id for t in getattr(stmt, "targets", []) if isinstance(t, ast.Name)})
+            if target in defined:
+                return "\n".join(_lines(cell.source)[: stmt.end_lineno]).rstrip()
+    return None
+
+
+def _region(references: list[str], names: list[str]) -> list[str]:
+    body = "\n\n\n".join(references) + "\n\n\n" + "\n".join(f"{n} = {n}_solution" for n in names)
+    return [BEGIN_SOLUTION, *_lines(body), END_SOLUTION]
+
+
+def _nbgrader(grade_id: str, *, solution: bool, grade: bool, locked: bool, points: int | None = None) -> dict:
+    meta = {"grade": grade, "grade_id": grade_id, "locked": locked, "schema_version": 3,
+            "solution": solution, "task": False}
+    if points is not None:
+        meta["points"] = points
+    return meta
+
+
+def _hidden_test(calls: list[str], points: int) -> list[str]:
+    checks = ", ".join(f"bool({c})" for c in calls)
+    return [
+        BEGIN_HIDDEN,
+        "# Grading: the same self-check again, silently; a failure writes one line to stderr (nbgrader: 0 points).",
+        "import contextlib as _nbg_contextlib, io as _nbg_io, sys as _nbg_sys",
+        "with _nbg_contextlib.redirect_stdout(_nbg_io.StringIO()):",
+        f"    _nbg_passed = all([{checks}])",
+        "if not _nbg_passed:",
+        f'    print("（评分）上面的自检还没有通过：本题 0/{points} 分。", file=_nbg_sys.stderr)',
+        END_HIDDEN,
+    ]
+
+
+def _fresh(cell, source: str, cell_id: str | None = None):
+    out = copy.deepcopy(cell)
+    out.source = source
+    if out.cell_type == "code":
+        out.outputs, out.execution_count = [], None
+    out.metadata.pop("jupyter", None)
+    if cell_id is not None:
+        out.id = cell_id
+    return out
+
+
+def course_notebook(nb: nbformat.NotebookNode, prefix: str, select: str, points: int
+                    ) -> tuple[nbformat.NotebookNode, list[Graded]]:
+    """The nbgrader source version of ``nb``; and its graded parts (``select`` as in ``LAB``)."""
+    if select not in SELECTIONS:
+        raise CourseError(f"select must be one of {SELECTIONS}; got {select!r}")
+    cells = nb.cells
+    exercises = [k for k, c in enumerate(cells) if EXERCISE_TAG in _tags(c) and c.cell_type == "code"]
+    replaced: dict[int, list] = {}
+    graded: list[Graded] = []
+    for n, k in enumerate(exercises):
+        end = exercises[n + 1] if n + 1 < len(exercises) else len(cells)
+        solutions = [cells[j] for j in range(k + 1, end) if SOLUTION_TAG in _tags(cells[j])]
+        wanted = select == "all" or select in _kind(cells, k)
+        where = f"{prefix} cell {k}"
+        src = cells[k].source
+        try:
+            tree = ast.parse(src)
+        except SyntaxError as exc:
+            raise CourseError(f"{where}: the exercise cell is not valid Python ({exc})") from exc
+        stubs = [s for s in tree.body if isinstance(s, ast.FunctionDef) and _raises_not_implemented(s)]
+        names = [s.name for s in stubs]
+        refs = [_reference_code(solutions, name) for name in names]
+        calls = [s for s in tree.body if _is_check_call(s)]
+        complete = bool(stubs) and all(refs) and bool(calls)
+        if not complete:
+            if wanted:
+                raise CourseError(
+                    f"{where}: a graded exercise needs a stub function that raises NotImplementedError "
+                    f"(found {names or 'none'}), a solution cell defining <name>_solution for each "
+                    f"(missing: {[nm for nm, r in zip(names, refs) if not r] or 'none'}) and a check_* call "
+                    f"(found {len(calls)})")
+            continue                               # ungraded and unusual: treated as in the student edition
+        lines = _lines(src)
+        last_stub = max(s.end_lineno for s in stubs)
+        grade_base = f"{prefix}-{'-'.join(names)}"
+        if wanted:
+            call_rows = {r for s in calls for r in range(s.lineno - 1, s.end_lineno)}
+            if any(r < last_stub for r in call_rows):
+                raise CourseError(f"{where}: a check_* call comes before the stub it checks")
+            answer_lines = [ln for r, ln in enumerate(lines) if r not in call_rows]
+            while answer_lines and not answer_lines[-1].strip():
+                answer_lines.pop()
+            answer = _fresh(cells[k], "\n".join(answer_lines + _region(refs, names)), grade_base)
+            answer.metadata["nbgrader"] = _nbgrader(grade_base, solution=True, grade=False, locked=False)
+            visible = [lines[r] for r in sorted(call_rows)]
+            call_src = [ast.get_source_segment(src, s.value) for s in calls]
+            test = _fresh(cells[k], "\n".join(visible + _hidden_test(call_src, points)), f"{grade_base}-test")
+            test.metadata["tags"] = [t for t in test.metadata.get("tags", []) if t != EXERCISE_TAG]
+            test.metadata["nbgrader"] = _nbgrader(f"{grade_base}-test", solution=False, grade=True, locked=True,
+                                                  points=points)
+            replaced[k] = [answer, test]
+            graded.append(Graded(prefix, grade_base, f"{grade_base}-test", points, tuple(names),
+                                 tuple(call_src), "\n\n\n".join(refs)))
+        else:
+            # The region takes the place of the first blank line after the stub, so the release
+            # (the region dropped, no stub line added) is the exercise cell exactly as committed.
+            at = last_stub
+            blank = at < len(lines) and not lines[at].strip()
+            new = lines[:at] + _region(refs, names) + lines[at + (1 if blank else 0):]
+            answer = _fresh(cells[k], "\n".join(new), grade_base)
+            answer.metadata["nbgrader"] = _nbgrader(grade_base, solution=True, grade=False, locked=False)
+            replaced[k] = [answer]
+    if not graded:
+        raise CourseError(f"{prefix}: no exercise matches the selection {select!r}")
+    out = copy.deepcopy(nb)
+    out.cells = []
+    for k, cell in enumerate(cells):
+        if k in replaced:
+            out.cells.extend(replaced[k])
+        elif SOLUTION_TAG not in _tags(cell):
+            out.cells.append(copy.deepcopy(cell))
+    out.metadata.setdefault("self_attention_ch02", {})["edition"] = "nbgrader-source"
+    return out, graded
+
+
+def lab_notebooks(notebooks_dir: Path = NOTEBOOKS) -> list[tuple[Path, str, int]]:
+    """The notebooks of the lab with their selection and points, in order (``LAB``)."""
+    found = []
+    for prefix, select, points in LAB:
+        matches = sorted(notebooks_dir.glob(f"{prefix}-*.ipynb"))
+        if len(matches) != 1:
+            raise CourseError(f"expected one notebook {prefix}-*.ipynb in {notebooks_dir}, found {len(matches)}")
+        found.append((matches[0], select, points))
+    return found
+
+
+def build(course_dir: Path, notebooks_dir: Path = NOTEBOOKS) -> list[Graded]:
+    """Write ``nbgrader_config.py`` and ``source/lab-1/`` into ``course_dir``; return the graded parts."""
+    source = course_dir / "source" / ASSIGNMENT
+    source.mkdir(parents=True, exist_ok=True)
+    graded: list[Graded] = []
+    written = []
+    for path, select, points in lab_notebooks(notebooks_dir):
+        nb = nbformat.read(path, as_version=4)
+        out, parts = course_notebook(nb, path.name[:5], select, points)
+        nbformat.validate(out)
+        nbformat.write(out, source / path.name)
+        written.append(path.name)
+        graded += parts
+    for stale in source.glob("*.ipynb"):           # a notebook that left the lab must not stay in the course
+        if stale.name not in written:
+            stale.unlink()
+    template = course_dir / "templates" / FEEDBACK_TEMPLATE
+    template.mkdir(parents=True, exist_ok=True)
+    for name, text in FEEDBACK_TEMPLATE_FILES.items():
+        (template / name).write_text(text, encoding="utf-8")
+    (course_dir / "nbgrader_config.py").write_text(CONFIG.format(
+        course_id=COURSE_ID, begin_hidden=BEGIN_HIDDEN, end_hidden=END_HIDDEN, template=FEEDBACK_TEMPLATE),
+        encoding="utf-8")
+    return graded
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m publish course", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("course_dir", type=Path, help="the nbgrader course folder to write (created if needed)")
+    args = parser.parse_args(argv)
+    if args.course_dir.resolve() == ROOT.resolve() or NOTEBOOKS.resolve() in (args.course_dir.resolve(),
+                                                                               *args.course_dir.resolve().parents):
+        parser.error("COURSE_DIR must be a folder of its own, not the repository or notebooks/")
+    try:
+        graded = build(args.course_dir)
+    except CourseError as exc:
+        parser.error(str(exc))
+    total = sum(g.points for g in graded)
+    print(f"wrote {args.course_dir / 'nbgrader_config.py'} and {args.course_dir / 'source' / ASSIGNMENT}/: "
+          f"{len({g.notebook for g in graded})} notebooks, {len(graded)} graded parts, {total} points")
+    for g in graded:
+        print(f"  {g.notebook}  {', '.join(g.names):<28} {g.points} point{'s' if g.points != 1 else ''}")
+    print(f"next, in {args.course_dir}: nbgrader generate_assignment {ASSIGNMENT}")
+    return 0
+

@@ -1,0 +1,261 @@
+"""Build a deck notebook from the series' notebooks, at run time; time it; print its plan.
+
+:func:`build_notebook` turns a :class:`~publish.deck.slides.Deck` into one small notebook
+that Voila renders with the ``ch02-deck`` template: one markdown cell per slide (its text taken
+from the notebooks' cells, a figure as the committed image output of its cell), and only the
+code cells the live slides need (a prediction cell, the explorer, the causal slider, with the
+few cells that compute their inputs). So the kernel runs a handful of cells, not whole notebooks.
+Its last cell touches ``.deck-ready`` in the kernel's folder when Voila preheated that kernel (how the
+server knows the deck has run).
+"""
+
+from __future__ import annotations
+
+import ast
+import base64
+import copy
+import math
+import re
+from functools import lru_cache
+from pathlib import Path
+
+from ..notebooks import NOTEBOOKS_ENV, notebooks_dir
+from .slides import FIGURE_MIN, READING_CHARS_PER_MIN, READY_FILE, VOTE_MIN, Deck, Slide, Text
+
+__all__ = ["NOTEBOOKS_ENV", "notebooks_dir", "notebook_path", "find_cell", "text_of", "slide_markdown",
+           "slide_minutes", "row_minutes", "skipped_numbers", "build_notebook", "schedule", "schedule_markdown",
+           "plan_markdown", "apply_kwargs"]
+
+
+def notebook_path(nb: str, root: Path) -> Path:
+    found = sorted(root.glob(f"{nb}-*.ipynb"))
+    if len(found) != 1:
+        raise FileNotFoundError(f"expected one notebook {nb}-*.ipynb in {root}; found {[p.name for p in found]}")
+    return found[0]
+
+
+@lru_cache(maxsize=32)
+def _read(path: str, mtime: float):
+    import nbformat
+
+    return nbformat.read(path, as_version=4)
+
+
+def _load(nb: str, root: Path):
+    p = notebook_path(nb, root)
+    return _read(str(p), p.stat().st_mtime)
+
+
+def find_cell(nb: str, cell_id: str, root: Path):
+    """The cell with id ``cell_id`` in notebook ``nb`` (KeyError naming both when it is gone)."""
+    for cell in _load(nb, root).cells:
+        if cell.get("id") == cell_id:
+            return cell
+    raise KeyError(f"notebook {nb} has no cell with id {cell_id!r} (the deck manifest in publish/deck/decks.py "
+                   "names it: update the manifest to the cell's new id)")
+
+
+def _blocks(source: str) -> list[str]:
+    out, cur = [], []
+    in_math = False
+    for line in source.split("\n"):
+        if line.strip() == "" and not in_math and cur:
+            out.append("\n".join(cur))
+            cur = []
+            continue
+        if line.strip() or cur:
+            cur.append(line)
+        if line.count("$$") % 2 == 1:
+            in_math = not in_math
+    if cur:
+        out.append("\n".join(cur))
+    return out
+
+
+def text_of(t: Text, root: Path) -> str:
+    cell = find_cell(t.nb, t.cell, root)
+    if cell.cell_type != "markdown":
+        raise ValueError(f"{t.nb} cell {t.cell} is a {cell.cell_type} cell; a text slide needs a markdown cell")
+    blocks = _blocks(cell.source)
+    if t.blocks is None:
+        return "\n\n".join(blocks)
+    bad = [b for b in t.blocks if not 1 <= b <= len(blocks)]
+    if bad:
+        raise ValueError(f"{t.nb} cell {t.cell} has {len(blocks)} blocks; the manifest asks for blocks {bad}")
+    return "\n\n".join(blocks[b - 1] for b in t.blocks)
+
+
+def slide_markdown(slide: Slide, root: Path) -> str:
+    parts = [f"## {slide.heading}"] if slide.heading and slide.kind in ("activity", "vote", "figure", "title") else []
+    parts += [text_of(t, root) for t in slide.texts]
+    if slide.body:
+        parts.append(slide.body)
+    return "\n\n".join(parts)
+
+
+def slide_minutes(slide: Slide, root: Path) -> float:
+    """Minutes of one slide under the stated rule (see :mod:`publish.deck.slides`)."""
+    reading = sum(len(text_of(t, root)) for t in slide.texts) / READING_CHARS_PER_MIN
+    extra = {"figure": FIGURE_MIN, "vote": VOTE_MIN}.get(slide.kind, 0.0)
+    return reading + extra + slide.minutes
+
+
+def row_minutes(row, root: Path) -> float:
+    return sum(slide_minutes(s, root) for s in row.slides if not s.skip)
+
+
+def skipped_numbers(deck: Deck, row) -> list[int]:
+    """1-based deck numbers of the slides of ``row`` that are marked skip (the title slide is number 1)."""
+    numbers, n = [], 1
+    for r in deck.rows:
+        for s in r.slides:
+            n += 1
+            if r is row and s.skip:
+                numbers.append(n)
+    return numbers
+
+
+def apply_kwargs(source: str, kwargs: dict) -> str:
+    """``source`` with ``kwargs`` set on its first call (added, or replacing the same keyword)."""
+    if not kwargs:
+        return source
+    tree = ast.parse(source)
+    calls = [n for stmt in tree.body for n in ast.walk(stmt) if isinstance(n, ast.Call)]
+    if not calls:
+        raise ValueError(f"no call to add {kwargs} to in:\n{source}")
+    target = min(calls, key=lambda n: (n.lineno, n.col_offset))  # the first call: the one that builds the widget
+    for name, value in kwargs.items():
+        target.keywords = [k for k in target.keywords if k.arg != name]
+        target.keywords.append(ast.keyword(arg=name, value=ast.Constant(value)))
+    return ast.unparse(tree)
+
+
+def markdown_html(source: str) -> str:
+    """Markdown to HTML as nbconvert renders a markdown cell; the maths stays TeX for MathJax to typeset."""
+    from nbconvert.filters.markdown_mistune import markdown2html_mistune
+
+    return markdown2html_mistune(source)
+
+
+def _images(cell) -> list[str]:
+    return [o["data"]["image/png"] for o in cell.get("outputs", [])
+            if o.get("output_type") in ("display_data", "execute_result") and "image/png" in o.get("data", {})]
+
+
+def build_notebook(deck: Deck, root: Path | None = None):
+    """The deck as a notebook: slide cells (markdown) and the few code cells its live slides need."""
+    import nbformat
+
+    root = notebooks_dir(root)
+    nb = nbformat.v4.new_notebook()
+    nb.metadata.kernelspec = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nb.metadata.language_info = {"name": "python"}
+    nb.metadata.ch02_deck = {"key": deck.key, "title": deck.title}
+    # Voila's own override (allow_template_override, default YES): JupyterLab's Voila route
+    # (/voila/render/deck.ipynb, whose server keeps the ch02 template) shows a written deck as slides too.
+    nb.metadata.voila = {"template": "ch02-deck"}
+    cells = nb.cells
+    first = nbformat.v4.new_markdown_cell("# " + deck.title + "\n\n" + "\n".join(
+        f"- {r.label}（{r.minutes} 分钟）" for r in deck.rows))
+    first.metadata.deck = {"slide": 1, "kind": "title", "row": "", "skip": False, "html": markdown_html(first.source)}
+    cells.append(first)
+    setup = nbformat.v4.new_code_cell("import helpers as H\nH.use_style()")
+    setup.metadata.deck = {"slide": 1, "role": "setup"}
+    cells.append(setup)
+    ran: set[tuple[str, str]] = set()
+    n = 1
+    for row in deck.rows:
+        for s in row.slides:
+            n += 1
+            md = nbformat.v4.new_markdown_cell(slide_markdown(s, root))
+            meta = {"slide": n, "kind": s.kind, "row": row.label, "skip": s.skip,
+                    "minutes": round(slide_minutes(s, root), 2), "html": markdown_html(md.source)}
+            if s.kind == "figure":
+                images = _images(find_cell(*s.code, root))
+                if not images:
+                    raise ValueError(f"{s.code[0]} cell {s.code[1]} has no committed image output")
+                meta["images"] = images
+            md.metadata.deck = meta
+            cells.append(md)
+            if s.kind in ("vote", "live"):
+                for key in s.setup:
+                    if key in ran:
+                        continue
+                    ran.add(key)
+                    c = nbformat.v4.new_code_cell(find_cell(*key, root).source)
+                    c.metadata.deck = {"slide": n, "role": "setup"}
+                    cells.append(c)
+                src = find_cell(*s.code, root).source
+                c = nbformat.v4.new_code_cell(apply_kwargs(src, s.kwargs))
+                c.metadata.deck = {"slide": n, "role": "live"}
+                cells.append(c)
+    # Last: a kernel Voila preheated says the deck has run (the server opens the browser only then;
+    # serve.py). Elsewhere (JupyterLab's Voila route, --no-preheat) it writes nothing.
+    ready = nbformat.v4.new_code_cell(
+        f"import os\nif os.environ.get('VOILA_PREHEAT') == 'True':\n    open({READY_FILE!r}, 'w').close()")
+    ready.metadata.deck = {"slide": n, "role": "ready"}
+    cells.append(ready)
+    return nb
+
+
+def schedule(deck: Deck, root: Path | None = None) -> list[tuple[int, str, str, float, bool]]:
+    """(slide number, row label, slide heading, start minute, skip) for every slide after the title."""
+    root = notebooks_dir(root)
+    out, t, n = [], 0.0, 1
+    for row in deck.rows:
+        for s in row.slides:
+            n += 1
+            md = slide_markdown(s, root)
+            head = next((ln.lstrip("#").strip() for ln in md.split("\n") if ln.strip()), "")
+            out.append((n, row.label, head, t, s.skip))
+            if not s.skip:
+                t += slide_minutes(s, root)
+    return out
+
+
+_TEX_SYMBOLS = {"top": "ᵀ", "times": "×", "sqrt": "√", "Rightarrow": "⇒", "to": "→", "cdot": "·", "in": "∈",
+                "le": "≤", "ge": "≥", "ne": "≠", "infty": "∞", "circ": "°", "sum": "Σ", "tau": "τ", "alpha": "α"}
+
+
+def _plain(text: str) -> str:
+    """A line of a slide as plain text for the guide's tables: no Markdown emphasis, no TeX commands."""
+    text = text.replace("**", "").replace("$", "")
+    text = re.sub(r"\\(?:text|mathrm|operatorname|mathbf|mathbb|mathcal)\{([^{}]*)\}", r"\1", text)
+    text = re.sub(r"\\([A-Za-z]+)", lambda m: _TEX_SYMBOLS.get(m.group(1), ""), text)
+    text = re.sub(r"\^\{?ᵀ\}?", "ᵀ", text)
+    return re.sub(r" {2,}", " ", re.sub(r"[{}]", "", text)).strip()
+
+
+def _short(text: str, width: int = 34) -> str:
+    text = _plain(text).replace("|", "\\|")
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def schedule_markdown(deck: Deck, root: Path | None = None) -> str:
+    """The guide's slide-to-minute table for ``deck`` (tests compare the guide with it)."""
+    lines = ["| 幻灯片 | 时段 | 内容 | 第几分钟开始 |", "|---|---|---|---|"]
+    for n, label, head, start, skip in schedule(deck, root):
+        when = "跳过" if skip else str(math.floor(start + 1e-9))
+        lines.append(f"| {n} | {label} | {_short(head)} | {when} |")
+    return "\n".join(lines)
+
+
+def plan_markdown(deck: Deck) -> str:
+    """The guide's plan table for ``deck``: 时段, 内容 (with the slides to skip), 分钟, 展示, 幻灯片."""
+    lines = ["| 时段 | 内容 | 分钟 | 展示 | 幻灯片 |", "|---|---|---|---|---|"]
+    n = 1
+    for row in deck.rows:
+        first, n = n + 1, n + len(row.slides)
+        skips = skipped_numbers(deck, row)
+        content = row.content + (f"（本行跳过第 {'、'.join(map(str, skips))} 张）" if skips else "")
+        span = f"{first}–{n}" if n > first else str(first)
+        lines.append(f"| {row.label} | {content} | {row.minutes} | {row.show} | {span} |")
+    return "\n".join(lines)
+
+
+def _copy(nb):
+    return copy.deepcopy(nb)
+
+
+def png_bytes(b64: str) -> bytes:  # used by the tests to look at a figure slide's image
+    return base64.b64decode(b64)

@@ -1,0 +1,69 @@
+"""Write the Chinese font the lecture decks ship with (a projector PC may have no CJK font, and the
+deck fetches nothing from another host).
+
+    python -m publish font            # needs Debian's fonts-noto-cjk (apt-get install fonts-noto-cjk)
+
+Subsets Noto Sans CJK SC Regular (SIL Open Font License 1.1, Debian package fonts-noto-cjk) to every
+CJK character and full-width punctuation mark used in the notebooks, the helpers' Chinese messages and
+the teacher's guide, the 3,755 characters of GB 2312 level 1 (room for edits) and ASCII; writes an OpenType file into the deck template's static folder.
+tests/test_lecture.py fails when a deck slide uses a character the font lacks: then run this again.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from ..notebooks import ROOT, SHARE, series
+
+SOURCE = Path("/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc")
+OUT = SHARE / "jupyter" / "voila" / "templates" / "ch02-deck" / "static" / "NotoSansSC-ch02.otf"
+FAMILY = "Noto Sans CJK SC"
+
+
+def wanted_text() -> str:
+    files = [*series(), *sorted((ROOT / "helpers").rglob("*.py")),
+             ROOT / "docs" / "teaching" / "README.md"]
+    return "".join(p.read_text(encoding="utf-8") for p in files)
+
+
+def gb2312_level1() -> str:
+    """The 3,755 most common Simplified Chinese characters (GB 2312 level 1, rows 0xB0-0xD7): room for prose edits."""
+    out = []
+    for hi in range(0xB0, 0xD8):
+        for lo in range(0xA1, 0xFF):
+            try:
+                out.append(bytes([hi, lo]).decode("gb2312"))
+            except UnicodeDecodeError:
+                pass
+    return "".join(out)
+
+
+def is_cjk(ch: str) -> bool:
+    o = ord(ch)
+    return (0x2E80 <= o <= 0x9FFF) or (0xF900 <= o <= 0xFAFF) or (0xFF00 <= o <= 0xFFEF) or (0x3000 <= o <= 0x303F) \
+        or ch in "“”‘’…—·"
+
+
+def main(argv: list[str] | None = None) -> int:
+    from fontTools import subset
+    from fontTools.ttLib import TTCollection
+
+    if not SOURCE.exists():
+        print(f"{SOURCE} is missing: apt-get install fonts-noto-cjk", file=sys.stderr)
+        return 2
+    fonts = TTCollection(str(SOURCE)).fonts
+    font = next(f for f in fonts if f["name"].getDebugName(1) == FAMILY)
+    chars = sorted({c for c in wanted_text() + gb2312_level1() if is_cjk(c)} | {chr(c) for c in range(0x20, 0x7F)})
+    options = subset.Options()
+    options.layout_features = ["*"]
+    options.name_IDs = ["*"]
+    options.notdef_outline = True
+    sub = subset.Subsetter(options)
+    sub.populate(unicodes=[ord(c) for c in chars])
+    sub.subset(font)
+    OUT.parent.mkdir(parents=True, exist_ok=True)
+    font.save(str(OUT))
+    print(f"wrote {OUT.relative_to(ROOT)}: {len(chars)} characters, {OUT.stat().st_size / 1024:.0f} KiB")
+    return 0
+

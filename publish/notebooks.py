@@ -1,0 +1,79 @@
+"""What every builder shares: where the notebooks are, their cell tags, and how one is run.
+
+Every command of :mod:`publish` reads the series through this module, so the notebook list, the
+tag names and the execution rules are written once.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+#: Where the notebooks are, when not in a checkout next to this package (a normal, non-editable install).
+NOTEBOOKS_ENV = "SELF_ATTENTION_CH02_NOTEBOOKS"
+SHARE = Path(__file__).resolve().parent / "share"
+
+# Cell tags (CONTRIBUTING.md says what each one means).
+SOLUTION = "solution"                # a reference answer: removed from the student edition, committed unrun
+EXERCISE = "exercise"                # the learner's stub: outputs cleared in the student edition
+FULL_ONLY = "full-edition-only"      # prose true only of the full notebooks
+RAISES = "raises-exception"          # a cell whose error is the lesson
+IGNORE_OUTPUT = "nbval-ignore-output"  # timing and widget cells: output not compared
+PREDICT = "predict"                  # a predict-then-run question
+
+KERNELSPEC = {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}
+
+
+def notebooks_dir(explicit: str | os.PathLike | None = None) -> Path:
+    """The folder of ``02-NN-*.ipynb``: ``explicit``, ``$SELF_ATTENTION_CH02_NOTEBOOKS``, the checkout
+    next to this package, or ``<prefix>/share/self-attention-ch02/notebooks`` (a normal install)."""
+    candidates = [explicit, os.environ.get(NOTEBOOKS_ENV) or None, ROOT / "notebooks",
+                  Path(sys.prefix) / "share" / "self-attention-ch02" / "notebooks"]
+    for c in candidates:
+        if c is not None and any(Path(c).glob("02-*.ipynb")):
+            return Path(c).resolve()
+    raise FileNotFoundError(
+        "cannot find the notebooks (02-NN-*.ipynb): pass --notebooks DIR or set "
+        f"{NOTEBOOKS_ENV}; looked in: " + ", ".join(str(c) for c in candidates if c is not None))
+
+
+NOTEBOOKS = ROOT / "notebooks"
+
+
+def series(root: str | os.PathLike | None = None) -> list[Path]:
+    """Every notebook of the series, in order (``02-00`` ... ``02-13``)."""
+    return sorted(Path(root or NOTEBOOKS).glob("02-*.ipynb"))
+
+
+def tags(cell) -> set[str]:
+    """A cell's tags."""
+    return set(cell.get("metadata", {}).get("tags", []))
+
+
+def execute(nb, cwd: str | os.PathLike, *, timeout: int = 600, allow_errors: bool = False):
+    """Run ``nb`` top to bottom in a fresh kernel of this environment, as a learner's Run All does.
+
+    The notebook's folder is the working directory (as nbval's); timing is not recorded. Returns
+    ``nb`` with its outputs. A cell that raises stops the run unless it is tagged ``raises-exception``
+    (nbclient's own rule) or ``allow_errors`` is set.
+    """
+    from nbclient import NotebookClient
+
+    client = NotebookClient(nb, timeout=timeout, kernel_name="python3", record_timing=False,
+                            allow_errors=allow_errors, resources={"metadata": {"path": str(cwd)}})
+    client.execute()
+    return nb
+
+
+def stop(proc: subprocess.Popen, timeout: float = 20) -> None:
+    """Stop a child process: SIGTERM, then SIGKILL if it has not exited within ``timeout`` seconds."""
+    if proc.poll() is None:
+        proc.terminate()
+        try:
+            proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(timeout=timeout)

@@ -1,0 +1,405 @@
+"""Build the web edition: ``python -m publish web OUT_DIR [--lite-url URL]``.
+
+A static HTML site of the whole series, for reading on any device (a phone included), built
+by Sphinx + MyST-NB + sphinx-book-theme from the **committed, executed** notebooks (their
+saved outputs are shown; no notebook is re-executed to make a page) and from the teacher's
+guide in ``docs/teaching/``:
+
+- every notebook is a page (prose, maths, figures, printed outputs; solution code folded);
+  02-00 (the index) is the home page, the teacher's guide a section after the notebooks;
+  previous/next links follow the series' order;
+- each notebook page links to its ``.ipynb`` (shipped beside the page) and to the same
+  notebook in the browser edition (JupyterLite: ``<lite-url>?path=<notebook>``);
+- the search finds Chinese words (``html_search_language = "zh"``; jieba splits the text);
+- everything is served by the site itself: MathJax 2.7 (from ``jupyter-server-mathjax``),
+  the theme's fonts and scripts; no CDN (MyST-NB's require.js / widget-manager URLs are
+  switched off) -- the build fails if a page would load anything from another host;
+- ``--student`` builds it from the student edition instead (no solutions, no guide);
+- a widget cannot run in a static page: each widget output is replaced by a *still* of its
+  first view (see ``publish/web_stills.py``: the build runs each notebook with a
+  widget, up to its last widget cell, in a kernel, and draws the recorded widget state),
+  followed by a line pointing to the browser edition.
+
+It reads only notebooks and docs (never ``helpers`` internals). Needs the ``editions`` extra:
+``pip install -e ".[editions]"``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import html
+import re
+import shutil
+import sys
+import tempfile
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import nbformat
+
+from . import web_stills as ww
+from .notebooks import NOTEBOOKS, ROOT, series as _series
+
+TEACHING = ROOT / "docs" / "teaching"
+INDEX = "02-00-index"
+DEFAULT_LITE_URL = "../lite/lab/index.html"  # relative to OUT_DIR: the browser edition as a sibling folder
+STILL_NOTE = ("这是交互控件首屏的静态截图：网页版不能运行代码。要拖动滑块、提交预测，"
+              '请在<a class="lite-link" href="{href}">浏览器版</a>中运行本笔记本（无需安装）。')
+FOREIGN_URL = re.compile(r"""(?:src|href)\s*=\s*["'](?:https?:)?//|url\(\s*["']?(?:https?:)?//|@import\s+["']?(?:https?:)?//""", re.I)
+# Unused by the HTML-CSS output (7 of MathJax's 12 MB); the menu's languages except Chinese and English.
+MATHJAX_KEEP_LANGS = {"en", "zh-hans", "zh-hant"}
+
+CSS = """
+/* Web edition: readable at 375 px -- nothing wider than the screen, wide things scroll in place. */
+.bd-article img, .cell_output img, .still-image { max-width: 100%; height: auto; }
+/* break-word, not anywhere: "anywhere" also lowers a table column's minimum width, so a phone
+   split 02-00's section numbers "2.4" into "2." / "4"; a table wider than the screen scrolls instead. */
+.bd-article { overflow-wrap: break-word; }
+.bd-article pre, .cell_output pre { overflow-x: auto; white-space: pre; overflow-wrap: normal; }
+div.math, .math-wrapper, .MathJax_Display, mjx-container[display="true"] { overflow-x: auto; overflow-y: hidden; max-width: 100%; }
+.bd-article table { display: block; max-width: 100%; overflow-x: auto; }
+.pst-scrollable-table-container { max-width: 100%; overflow-x: auto; }
+/* The hidden MathML MathJax adds for screen readers matches the NativeMML styles of its combined
+   config, whose TeX fonts (fonts/HTML-CSS/TeX/otf) jupyter-server-mathjax does not ship: every page
+   with a \\mathbb or \\mathcal asked for them and got a 404. Hidden text needs no font. */
+.MJX_Assistive_MathML, .MJX_Assistive_MathML * { font-family: inherit !important; }
+/* A self-check's Chinese feedback wraps (see prose_output); printed tables keep scrolling. */
+.tag_web-wrap-output .cell_output pre { white-space: pre-wrap; overflow-wrap: anywhere; }
+.widget-still { border: 1px dashed var(--pst-color-border, #bbb); border-radius: 6px; padding: .5em .75em; margin: .5em 0; }
+.still-box { display: flex; gap: .5em; flex-wrap: wrap; min-width: 0; }
+.still-box > * { min-width: 0; max-width: 100%; }
+.still-column { flex-direction: column; }
+.still-row { flex-direction: row; }
+.still-control { font-size: .95em; }
+.still-label { font-weight: 600; }
+.still-value, .still-field, .still-button { display: inline-block; border: 1px solid #aaa; border-radius: 4px; padding: 0 .4em; }
+.still-button { opacity: .55; cursor: not-allowed; border-style: dashed; }
+.still-choices ul { list-style: none; padding-left: .5em; margin: .2em 0; }
+.widget-still-note { font-size: .9em; color: var(--pst-color-text-muted, #555); margin: .5em 0 0; }
+.edition-links { font-size: .95em; margin: 0 0 1em; }
+"""
+
+
+def series() -> list[Path]:
+    """The notebooks of the series, in order (02-00 index first)."""
+    return _series()
+
+
+def guide_pages() -> list[Path]:
+    return sorted(TEACHING.glob("02-*.md"))
+
+
+def lite_href(lite_url: str, notebook: str, depth: int) -> str:
+    """Link to ``notebook`` in the browser edition from a page ``depth`` folders below OUT_DIR."""
+    sep = "&" if "?" in lite_url else "?"
+    target = f"{lite_url}{sep}path={notebook}"
+    if re.match(r"^[a-z][a-z0-9+.-]*:|^/", lite_url, re.I):
+        return target
+    return "../" * depth + target
+
+
+WRAP_TAG = "web-wrap-output"
+_CJK_RUN = re.compile(r"[\u3400-\u9fff]{4,}")
+
+
+def prose_output(cell) -> bool:
+    """True when a cell prints Chinese sentences (a self-check's feedback) and no wide table.
+
+    Such output wraps on a phone (tag WRAP_TAG) instead of scrolling sideways line by line; a
+    printed table (a long line without Chinese) keeps its columns and scrolls in place.
+    """
+    text = "".join(o.get("text", "") for o in cell.get("outputs", []) if o.get("output_type") == "stream")
+    long = [line for line in text.splitlines() if len(line) > 40]
+    return bool(long) and all(_CJK_RUN.search(line) for line in long)
+
+
+def _md_cell(text: str, **meta) -> nbformat.NotebookNode:
+    cell = nbformat.v4.new_markdown_cell(text)
+    cell.metadata.update(meta)
+    return cell
+
+
+def stage_notebook(nb, name: str, *, lite: str, executed=None) -> tuple[nbformat.NotebookNode, int]:
+    """The page version of one committed notebook; returns it and the number of stills drawn.
+
+    Widget outputs become stills (from ``executed``'s widget state) plus a pointer to the
+    browser edition; code cells committed with hidden source (solutions) fold their input;
+    a line of links (the .ipynb, the browser edition) follows the first cell.
+    """
+    nb = copy.deepcopy(nb)
+    note = STILL_NOTE.format(href=html.escape(lite, quote=True))
+    # The executed copy's cells, found by cell id (by position where a notebook has no ids), so
+    # a page whose cells were filtered (the student edition) still finds its widgets' views.
+    run_cells = executed.cells if executed is not None else []
+    by_id = {c.get("id"): c for c in run_cells if c.get("id")}
+    stills = 0
+    for i, cell in enumerate(nb.cells):
+        if cell.cell_type != "code":
+            continue
+        jmeta = cell.metadata.get("jupyter", {})
+        tags = list(cell.metadata.get("tags", []))
+        if jmeta.get("source_hidden") or "predict" in tags:  # solutions; a prediction's code holds its key
+            tags.append("hide-input")
+        if jmeta.get("outputs_hidden"):
+            tags.append("hide-output")
+        if prose_output(cell):
+            tags.append(WRAP_TAG)
+        if tags:
+            cell.metadata["tags"] = tags
+        views = [o for o in cell.get("outputs", []) if ww.WIDGET_MIME in o.get("data", {})]
+        if not views:
+            continue
+        ran = []
+        twin = by_id.get(cell.get("id")) if cell.get("id") else (run_cells[i] if i < len(run_cells) else None)
+        if twin is not None and twin.get("source") == cell.get("source"):
+            ran = [o for o in twin.get("outputs", []) if ww.WIDGET_MIME in o.get("data", {})]
+        for k, out in enumerate(views):
+            body = ""
+            if k < len(ran):
+                body = ww.widget_still_html(executed, ran[k]["data"][ww.WIDGET_MIME]["model_id"])
+            if not body and executed is not None:
+                print(f"warning: {name}: a widget output has no recorded first view; the page shows only the pointer",
+                      file=sys.stderr)
+            out["data"] = {"text/html": (f'<div class="widget-still">{body}'
+                                         f'<p class="widget-still-note">{note}</p></div>'),
+                           "text/plain": "(widget: see the browser edition)"}
+            out.setdefault("metadata", {})
+            stills += bool(body)
+    links = (f'<p class="edition-links">📓 <a class="ipynb-link" href="{name}" download>下载本笔记本（{name}）</a>'
+             f' · ▶ <a class="lite-link" href="{html.escape(lite, quote=True)}">在浏览器版中运行（无需安装）</a></p>')
+    nb.cells.insert(1 if nb.cells else 0, _md_cell(links))
+    return nb, stills
+
+
+def _toctree(entries: list[str], caption: str) -> str:
+    return "```{toctree}\n:hidden:\n:caption: " + caption + "\n\n" + "\n".join(entries) + "\n```\n"
+
+
+CONF = '''# Generated by publish/web.py -- the Sphinx configuration of the web edition.
+project = "Self-Attention（第 2 章）"
+author = "self-attention-notebooks"
+copyright = "MIT"
+language = "zh_CN"
+root_doc = "notebooks/{index}"
+extensions = ["myst_nb"]
+exclude_patterns = ["_build"]
+suppress_warnings = ["myst.header", "misc.highlighting_failure"]
+nb_execution_mode = "off"          # pages show the committed outputs
+nb_ipywidgets_js = {{}}              # no require.js / widget manager from a CDN (widgets are stills)
+nb_merge_streams = True
+nb_code_prompt_show = "显示代码"    # the fold of a solution or a prediction's code
+nb_code_prompt_hide = "隐藏代码"
+myst_enable_extensions = ["dollarmath", "amsmath", "colon_fence"]
+myst_update_mathjax = False
+myst_heading_anchors = 3
+mathjax_path = "mathjax/MathJax.js?config=TeX-AMS-MML_HTMLorMML-full"
+mathjax2_config = {{
+    "tex2jax": {{"inlineMath": [["\\\\(", "\\\\)"]], "displayMath": [["\\\\[", "\\\\]"]],
+                "processEscapes": False, "processClass": "math", "ignoreClass": "document"}},
+    "HTML-CSS": {{"availableFonts": [], "preferredFont": None, "webFont": "STIX-Web", "imageFont": None,
+                 "linebreaks": {{"automatic": True}}}},
+    "CommonHTML": {{"linebreaks": {{"automatic": True}}}},
+    "MathMenu": {{"showLocale": False}},
+    "menuSettings": {{"zoom": "None"}},
+}}
+html_theme = "sphinx_book_theme"
+html_title = "Self-Attention：Q/K/V 与缩放点积（第 2 章）"
+html_static_path = ["_static"]
+html_css_files = ["web-edition.css"]
+html_copy_source = False
+html_show_sourcelink = False
+html_search_language = "zh"
+html_last_updated_fmt = None
+html_theme_options = {{
+    "home_page_in_toc": True,
+    "show_navbar_depth": 1,
+    "use_download_button": False,
+    "use_fullscreen_button": False,
+    "use_repository_button": False,
+    "show_toc_level": 2,
+    "navigation_with_keys": False,
+}}
+'''
+
+
+# Sphinx's Chinese search cuts the pages into words with jieba, but the query only at spaces, so
+# a phrase typed as one run ("缩放点积") matched nothing. This query splitter (Sphinx's own, then
+# each unknown run of Chinese cut into the longest words the index holds, left to right) finds
+# the pages that hold every word of it, as "缩放 点积" does.
+SEARCH_SPLITTER_JS = r"""
+var splitQuery = (query) => {
+  const terms = query.split(/[^\p{Letter}\p{Number}_\p{Emoji_Presentation}]+/gu).filter(t => t);
+  const index = (typeof Search !== "undefined" && Search._index) || null;
+  if (!index) return terms;
+  const known = (w) => Object.hasOwn(index.terms, w) || Object.hasOwn(index.titleterms, w);
+  const out = [];
+  for (const term of terms) {
+    if (!/[\u3400-\u9fff]/.test(term) || known(term.toLowerCase())) { out.push(term); continue; }
+    for (let i = 0, j; i < term.length; i = j) {
+      j = Math.min(term.length, i + 8);
+      while (j > i + 1 && !known(term.slice(i, j).toLowerCase())) j--;
+      if (j > i + 1 || known(term.slice(i, j))) out.push(term.slice(i, j));
+    }
+  }
+  return out.length ? out : terms;
+};
+"""
+SEARCH_LANGUAGE = f"""
+from sphinx.search import languages
+from sphinx.search.zh import SearchChinese
+
+
+class ChineseWithPhrases(SearchChinese):
+    js_splitter_code = {SEARCH_SPLITTER_JS!r}
+
+
+languages["zh"] = ChineseWithPhrases
+"""
+
+
+def stage(src: Path, *, lite_url: str, jobs: int, stills: bool, student: bool = False, log=print) -> dict:
+    """Write the Sphinx project (staged notebooks, guide, conf.py, static files) into ``src``."""
+    nbs = series()
+    if not nbs or nbs[0].stem != INDEX:
+        raise SystemExit(f"no {INDEX}.ipynb in {NOTEBOOKS}")
+    (src / "notebooks").mkdir(parents=True)
+    (src / "docs" / "teaching").mkdir(parents=True)
+    executed: dict[str, object] = {}
+    if stills:
+        t0 = time.monotonic()
+        with_widgets = [p for p in nbs if ww.widget_cells(nbformat.read(p, as_version=4))]
+        with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+            for p, run in zip(with_widgets, pool.map(ww.run_for_widget_state, with_widgets)):
+                executed[p.name] = run
+        log(f"widget stills: ran {len(with_widgets)} notebooks up to their last widget cell in {time.monotonic() - t0:.1f} s")
+    n_stills = 0
+    if student:
+        from make_student_edition import student_notebook
+    for p in nbs:
+        nb = nbformat.read(p, as_version=4)
+        if student:
+            nb = student_notebook(nb)
+        page, n = stage_notebook(nb, p.name, lite=lite_href(lite_url, p.name, depth=1), executed=executed.get(p.name))
+        n_stills += n
+        if p.stem == INDEX:
+            page.cells.append(_md_cell(
+                _toctree([q.stem for q in nbs[1:]], "笔记本") + "\n"
+                + ("" if student else _toctree(["../docs/teaching/README"], "教师指南"))))
+        nbformat.write(page, src / "notebooks" / p.name)
+    if student:  # no guide (it holds the answers); its links from the notebooks go nowhere
+        (src / "docs" / "teaching" / "README.md").write_text("---\norphan: true\n---\n# 教师指南\n\n学生版网页不含教师指南。\n", encoding="utf-8")
+    else:
+        guide = (TEACHING / "README.md").read_text(encoding="utf-8")
+        guide += "\n\n" + _toctree([q.stem for q in guide_pages()], "各节指南")
+        (src / "docs" / "teaching" / "README.md").write_text(guide, encoding="utf-8")
+        for q in guide_pages():
+            shutil.copy(q, src / "docs" / "teaching" / q.name)
+    static = src / "_static"
+    static.mkdir()
+    (static / "web-edition.css").write_text(CSS, encoding="utf-8")
+    import jupyter_server_mathjax
+
+    mj = Path(jupyter_server_mathjax.__file__).parent / "static"
+    def unused(folder, names):
+        folder = Path(folder)
+        if folder.name == "localization":
+            return [n for n in names if n not in MATHJAX_KEEP_LANGS]
+        return [n for n in names if n in {"a11y", "SVG"}]
+
+    shutil.copytree(mj, static / "mathjax", ignore=unused)
+    (src / "conf.py").write_text(CONF.format(index=INDEX) + SEARCH_LANGUAGE, encoding="utf-8")
+    return {"notebooks": len(nbs), "stills": n_stills}
+
+
+def foreign_references(out: Path) -> list[str]:
+    """Every HTML/CSS/JS file of the site that would load something from another host."""
+    bad = []
+    for f in sorted(out.rglob("*")):
+        if f.suffix not in {".html", ".css"} or not f.is_file():
+            continue
+        text = f.read_text(encoding="utf-8", errors="replace")
+        for m in FOREIGN_URL.finditer(text):
+            line = text[max(0, m.start() - 60): m.end() + 60].replace("\n", " ")
+            if 'href="http' in m.group(0).lower() and "<a " in text[max(0, m.start() - 300): m.start()].rsplit(">", 1)[-1]:
+                continue  # an ordinary link the reader may follow, not a resource the page loads
+            bad.append(f"{f.relative_to(out)}: …{line}…")
+    return bad
+
+
+def build(out: Path, *, lite_url: str = DEFAULT_LITE_URL, jobs: int = 1, stills: bool = True, log=print,
+          keep_src: Path | None = None, student: bool = False) -> dict:
+    from sphinx.cmd.build import build_main
+
+    t0 = time.monotonic()
+    if out.exists():
+        shutil.rmtree(out)
+    with tempfile.TemporaryDirectory(prefix="web-edition-src-") as tmp:
+        src = Path(tmp) / "src"
+        info = stage(src, lite_url=lite_url, jobs=jobs, stills=stills, student=student, log=log)
+        warnings = Path(tmp) / "warnings.txt"
+        if keep_src is not None:  # for comparing tools or debugging: the Sphinx project as built
+            shutil.copytree(src, keep_src, dirs_exist_ok=True)
+        rc = build_main(["-b", "html", "-q", "-w", str(warnings), str(src), str(out)])
+        text = warnings.read_text(encoding="utf-8") if warnings.exists() else ""
+        if text.strip():
+            log(text.strip())
+        if rc:
+            raise SystemExit(f"sphinx-build failed ({rc})")
+    for p in series():  # the notebook beside its page, for the download link
+        if student:
+            from make_student_edition import student_notebook
+
+            nbformat.write(student_notebook(nbformat.read(p, as_version=4)), out / "notebooks" / p.name)
+        else:
+            shutil.copy(p, out / "notebooks" / p.name)
+    (out / "index.html").write_text(
+        '<!DOCTYPE html><html lang="zh-CN"><head><meta charset="utf-8">'
+        f'<meta http-equiv="refresh" content="0; url=notebooks/{INDEX}.html">'
+        f'<title>Self-Attention</title></head><body><a href="notebooks/{INDEX}.html">目录</a></body></html>\n',
+        encoding="utf-8")
+    (out / ".nojekyll").write_text("", encoding="utf-8")  # GitHub Pages: serve _static/ as is
+    for m in out.rglob("*.map"):  # source maps: only a developer's tools ask for them
+        m.unlink()
+    # Build-time leftovers: Sphinx's pickles, the source copies, the theme's gettext catalogues
+    # and Jinja macro files.
+    for junk in (".doctrees", ".buildinfo", "objects.inv", "_sources", "_static/locales",
+                 "_static/webpack-macros.html", "_static/sbt-webpack-macros.html"):
+        target = out / junk
+        if target.is_dir():
+            shutil.rmtree(target)
+        elif target.exists():
+            target.unlink()
+    bad = foreign_references(out)
+    if bad:
+        raise SystemExit("the site would load resources from another host:\n" + "\n".join(bad[:20]))
+    size = sum(f.stat().st_size for f in out.rglob("*") if f.is_file())
+    files = sum(1 for f in out.rglob("*") if f.is_file())
+    info.update(seconds=time.monotonic() - t0, bytes=size, files=files)
+    return info
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m publish web", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("out_dir", type=Path, help="folder to write the site into (replaced if it exists)")
+    parser.add_argument("--lite-url", default=DEFAULT_LITE_URL,
+                        help="the browser edition's JupyterLite lab page; relative URLs are relative to OUT_DIR "
+                             f"(default {DEFAULT_LITE_URL!r}: the browser edition in a sibling folder 'lite')")
+    parser.add_argument("--jobs", type=int, default=1, help="kernels run at once for the widget stills (default 1)")
+    parser.add_argument("--no-stills", action="store_true",
+                        help="do not run any kernel: widget outputs show only the pointer to the browser edition")
+    parser.add_argument("--student", action="store_true",
+                        help="the student edition: solution cells removed, exercise outputs cleared (as "
+                             "publish/student.py does, also in the .ipynb downloads), no teacher's guide")
+    parser.add_argument("--keep-src", type=Path, help="also write the generated Sphinx project (conf.py, staged pages) here")
+    args = parser.parse_args(argv)
+    out = args.out_dir.resolve()
+    if out == ROOT or ROOT.is_relative_to(out) or out in (NOTEBOOKS, TEACHING.parent):
+        parser.error(f"OUT_DIR {out} would overwrite the repository")
+    info = build(out, lite_url=args.lite_url, jobs=args.jobs, stills=not args.no_stills, keep_src=args.keep_src,
+                 student=args.student)
+    print(f"wrote the web edition to {args.out_dir}: {info['notebooks']} notebook pages, {info['stills']} widget stills, "
+          f"{info['files']} files, {info['bytes'] / 2**20:.1f} MiB, {info['seconds']:.0f} s")
+    return 0
+
