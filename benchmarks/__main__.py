@@ -15,6 +15,11 @@ Figures
   lecture    lecture deck: first slide, first live widget, explorer live vs a bare kernel
              (benchmarks.lecture; needs playwright + chromium)
 
+Every figure measured is written to benchmarks/results.md (its section there is replaced; the
+others are kept), with the date, this command, the machine line and the load average: prose
+quotes no figure, it links there. --quick figures are a smoke check and are not written unless
+--results names a file; --no-write writes nothing.
+
 Ratios, not absolute times, are the result: both sides of each ratio run in the same
 process, taking turns, on the same threads (numpy's BLAS and PyTorch pinned to 2).
 Timings vary with machine load; no test ever asserts on them.
@@ -30,6 +35,9 @@ import argparse
 import os
 import sys
 import time
+from pathlib import Path
+
+from .results import RESULTS, measured
 
 
 def _rss_mib() -> float:
@@ -55,7 +63,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--full-memory", action="store_true",
                         help="really run the plain path at T = 16384 in figure 4 (~3 GiB, tens of seconds) "
                              "instead of extrapolating it from T = 4096")
+    parser.add_argument("--results", type=Path, default=None, metavar="PATH",
+                        help=f"write the measured figures here (default {RESULTS.relative_to(RESULTS.parents[1])}; "
+                             "with --quick only when given)")
+    parser.add_argument("--no-write", action="store_true", help="write no results file")
     args = parser.parse_args(argv)
+    write = not args.no_write and (args.results is not None or not args.quick)
+    command = "python -m benchmarks" + "".join(f" {a}" for a in (sys.argv[1:] if argv is None else argv))
+
+    def figure(key, fn, *a, **kw):
+        """Run one figure; when it measured something and writing is on, record what it printed."""
+        return measured(key, fn, *a, command=command, path=args.results, write=write, **kw)
 
     from .machine import THREADS, limit_threads, machine_line
 
@@ -79,7 +97,7 @@ def main(argv: list[str] | None = None) -> int:
         else:
             before = _rss_mib()
             try:
-                explorer_main()
+                figure("explorer", explorer_main)
             except Exception as exc:  # one broken figure must not hide the others
                 failed.append("1")
                 print(f"FAILED: figure 1 raised {type(exc).__name__}: {exc}")
@@ -91,7 +109,7 @@ def main(argv: list[str] | None = None) -> int:
         from . import suite
 
         print("\n== Figure 2: validate every notebook (pytest notebooks/) vs kernel-start floor ==", flush=True)
-        res = suite.main()
+        res = figure("suite", suite.main)
         if res:
             memory.append(("notebook suite, largest process", f"{res['suite']['maxrss'] / 2**20:.0f} MiB"))
             memory.append(("floor, largest process", f"{res['floor']['maxrss'] / 2**20:.0f} MiB"))
@@ -100,7 +118,7 @@ def main(argv: list[str] | None = None) -> int:
         from . import attention
 
         print("\n== Figure 3: scaled dot-product attention, float32 ==", flush=True)
-        res = attention.main(quick=args.quick, full_memory=args.full_memory)
+        res = figure("attention", attention.main, quick=args.quick, full_memory=args.full_memory)
         for r in res["rows"]:
             if r["T"] == max(x["T"] for x in res["rows"]) and r["path"] != "torch":
                 memory.append((f"attention T={r['T']} {'causal' if r['causal'] else 'full'} {r['path']}",
@@ -114,7 +132,7 @@ def main(argv: list[str] | None = None) -> int:
 
         print("\n== Figure classroom: peak kernel memory per notebook vs the floor; kernels at once ==", flush=True)
         try:
-            classroom.main(quick=args.quick)
+            figure("classroom", classroom.main, quick=args.quick)
         except Exception as exc:  # one broken figure must not hide the others
             failed.append("classroom")
             print(f"FAILED: figure classroom raised {type(exc).__name__}: {exc}")
@@ -124,7 +142,7 @@ def main(argv: list[str] | None = None) -> int:
         try:
             from . import browser_edition
 
-            browser_edition.main()
+            figure("browser_edition", browser_edition.main)
         except Exception as exc:  # one broken figure must not hide the others
             failed.append("browser edition")
             print(f"FAILED: figure browser edition raised {type(exc).__name__}: {exc}")
@@ -133,15 +151,14 @@ def main(argv: list[str] | None = None) -> int:
 
         print("\n== Figure lecture: the lecture deck on the projector vs a bare kernel ==", flush=True)
         try:
-            lecture.main(rounds=1 if args.quick else 3, with_presentation_view=not args.quick)
+            figure("lecture", lecture.main, rounds=1 if args.quick else 3, with_presentation_view=not args.quick)
         except Exception as exc:  # one broken figure must not hide the others
             failed.append("lecture")
             print(f"FAILED: figure lecture raised {type(exc).__name__}: {exc}")
 
     if memory:
         print("\n== Figure 4 (summary): peak memory ==")
-        for what, value in memory:
-            print(f"{what:<42} {value}")
+        figure("memory", lambda: [print(f"{what:<42} {value}") for what, value in memory])
     print(f"\ntotal {time.perf_counter() - start:.0f} s; load average "
           f"{' '.join(f'{x:.2f}' for x in os.getloadavg())} at the end")
     if failed:

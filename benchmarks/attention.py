@@ -289,4 +289,7 @@ def main(quick: bool = False, full_memory: bool = False, as_json: bool = False) 
 
 
 if __name__ == "__main__":
-    main(quick="--quick" in sys.argv, full_memory="--full" in sys.argv)
+    from benchmarks.results import measured
+
+    quick = "--quick" in sys.argv  # a smoke check: its figures are not written to the results file
+    measured("attention", main, quick=quick, full_memory="--full" in sys.argv, write=not quick)

@@ -350,7 +350,10 @@ def _cli(argv: list[str] | None = None) -> int:
     if args.one:
         print(json.dumps(floor() if args.one == "floor" else notebook_peak(args.one)))
         return 0
-    main(quick=args.quick, n=args.n)
+    from benchmarks.results import measured
+
+    # --quick and -n are smoke checks: their figures are not written to the results file
+    measured("classroom", main, quick=args.quick, n=args.n, write=not args.quick and args.n is None)
     return 0
 
 

@@ -213,4 +213,6 @@ def main() -> dict:
 
 
 if __name__ == "__main__":
-    main()
+    from benchmarks.results import measured
+
+    measured("explorer", main)

@@ -243,4 +243,6 @@ if __name__ == "__main__":
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--no-presentation-view", action="store_true")
     a = parser.parse_args()
-    main(a.rounds, not a.no_presentation_view)
+    from benchmarks.results import measured
+
+    measured("lecture", main, a.rounds, not a.no_presentation_view)

@@ -94,4 +94,6 @@ def main(argv: list[str] | None = None) -> dict:
 
 
 if __name__ == "__main__":
-    main()
+    from benchmarks.results import measured
+
+    measured("run_all", main)

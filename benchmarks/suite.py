@@ -148,4 +148,7 @@ def main(paths: list[Path] | None = None) -> dict:
 
 
 if __name__ == "__main__":
-    main([Path(p) for p in sys.argv[1:]] or None)
+    from benchmarks.results import measured
+
+    # a subset of the notebooks is not the figure: only the whole series is written to the results file
+    measured("suite", main, [Path(p) for p in sys.argv[1:]] or None, write=len(sys.argv) == 1)
