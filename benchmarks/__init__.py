@@ -1,1 +1,1 @@
-"""Benchmarks (plain scripts that print numbers; tests never assert on timings)."""
+"""Benchmarks (plain scripts that print numbers and write them to benchmarks/results.md; tests never assert on timings)."""

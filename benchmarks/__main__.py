@@ -1,7 +1,7 @@
 """Print every benchmark figure of the series, each measured side by side in one run.
 
-    env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE python -m benchmarks          # all figures (< 2 min)
-    python -m benchmarks --quick                                              # skip the slow ones
+    env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE python -m benchmarks          # all figures (several minutes)
+    python -m benchmarks --quick                                              # skip the slow ones (a smoke check)
 
 Figures
   1  explorer update vs the naive new-figure-per-move pattern (benchmarks.explorer)
