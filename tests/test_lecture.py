@@ -1,5 +1,6 @@
-"""Lecture mode (publish.deck): the manifest points at real cells, the plans fit their slides and pages,
-the guide shows what the manifest says, the deck notebook runs, the command lists the decks from anywhere.
+"""Lecture mode (publish.deck): every slide finds its cells by their metadata (and a deck whose cell is gone
+fails naming the deck and the slide), the plans fit their slides and pages, the guide shows what the manifest
+says, the deck notebook runs, the command lists the decks from anywhere.
 
 The browser side (every slide, fonts, fit, sliders, the vote, offline) is tests/browser/test_lecture_deck.py.
 """
@@ -15,10 +16,11 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from publish.deck import DECKS, FIGURE_MIN, READING_CHARS_PER_MIN, VOTE_MIN, build_notebook, notebooks_dir
+from publish.deck import DECKS, FIGURE_MIN, READING_CHARS_PER_MIN, VOTE_MIN, DeckError, build_notebook, notebooks_dir
 from publish.deck.build import (_blocks, apply_kwargs, find_cell, plan_markdown, row_minutes, schedule_markdown,
-                                   skipped_numbers, slide_markdown, slide_minutes, text_of)
-from publish.deck.slides import Text
+                                skipped_numbers, slide_cells, slide_markdown, slide_minutes, text_of)
+from publish.deck.slides import CELL_KEY, Slide, live, text
+from publish.notebooks import series
 from helpers.ui.prediction_keys import KEYS, NumberKey
 from test_blind_predictions import (CLAUSE, MAX_SHARED, MIN_CLAUSE, MIN_OPTION,  # the notebooks' own measure
                                     _question_and_options, longest_common_substring, norm)
@@ -29,35 +31,138 @@ NB = notebooks_dir(ROOT / "notebooks")
 SLIDES = [(key, i, s) for key, d in DECKS.items() for i, s in enumerate(d.slides, start=2)]
 
 
-def _ids(args):
-    return f"{args[0]}-{args[1]}"
+def _cells(slide):
+    """What the notebooks give ``slide`` (its cells, found by their metadata)."""
+    return slide_cells(slide, NB)
+
+
+def _slide(name: str) -> Slide:
+    return next(s for d in DECKS.values() for s in d.slides if s.name == name)
 
 
 @pytest.mark.parametrize("key, number, slide", SLIDES, ids=[f"{k}-{n}" for k, n, _ in SLIDES])
-def test_every_cell_the_manifest_names_exists(key, number, slide):
-    for t in slide.texts:
+def test_every_slide_finds_its_cells(key, number, slide):
+    cells = _cells(slide)
+    assert slide.kind == "activity" or cells.texts or cells.code, f"deck {key} slide {number}: no cell"
+    for t in cells.texts:
         cell = find_cell(t.nb, t.cell, NB)
         assert cell.cell_type == "markdown", f"deck {key} slide {number}: {t.nb} {t.cell} is not a markdown cell"
         assert text_of(t, NB).strip(), f"deck {key} slide {number}: {t.nb} {t.cell} blocks {t.blocks} are empty"
         tags = set(cell.metadata.get("tags", []))
         assert not tags & {"exercise", "solution"}, f"deck {key} slide {number} shows an exercise/solution cell"
-    if slide.code is not None:
-        cell = find_cell(*slide.code, NB)
+    if cells.code is not None:
+        cell = find_cell(*cells.code, NB)
         assert cell.cell_type == "code"
         tags = set(cell.metadata.get("tags", []))
         assert not tags & {"exercise", "solution", "bug-hunt"}, f"deck {key} slide {number}: no exercise code"
         if slide.kind == "vote":
-            assert "predict" in tags, f"deck {key} slide {number}: {slide.code} is not a prediction cell"
+            assert "predict" in tags, f"deck {key} slide {number}: {cells.code} is not a prediction cell"
         if slide.kind == "figure":
             assert any("image/png" in o.get("data", {}) for o in cell.get("outputs", [])), \
-                f"deck {key} slide {number}: {slide.code} has no committed figure"
-    for key_cell in slide.setup:
+                f"deck {key} slide {number}: {cells.code} has no committed figure"
+    for key_cell in cells.setup:
         assert find_cell(*key_cell, NB).cell_type == "code"
 
 
-def test_a_missing_cell_is_named():
-    with pytest.raises(KeyError, match="02-05.*no-such-id"):
-        find_cell("02-05", "no-such-id", NB)
+def test_every_slide_entry_of_the_notebooks_is_on_a_deck_of_its_own_notebook():
+    # An entry no deck shows is a slide dropped from decks.py (or a typo in its name): it would rot unseen.
+    shown = {s.name for d in DECKS.values() for s in d.slides}
+    found = []
+    for path in series(NB):
+        for cell in nbformat.read(path, as_version=4).cells:
+            for name in cell.get("metadata", {}).get(CELL_KEY, {}):
+                if name not in shown:
+                    found.append(f"{path.name} cell {cell.get('id')}: slide {name!r} is on no deck")
+                elif not path.name.startswith(name.split("/")[0] + "-"):
+                    found.append(f"{path.name} cell {cell.get('id')}: slide {name!r} is named for another notebook")
+    assert not found, "\n".join(found)
+
+
+def test_the_manifest_names_no_cell():
+    # The point of naming slides on their cells: an edit of a notebook never has to touch decks.py.
+    manifest = (ROOT / "publish" / "deck" / "decks.py").read_text(encoding="utf-8")
+    ids = {c.get("id") for path in series(NB) for c in nbformat.read(path, as_version=4).cells}
+    named = sorted(i for i in ids if i and re.search(rf"\b{re.escape(i)}\b", manifest))
+    assert not named, f"publish/deck/decks.py names the cells {named}"
+
+
+# -- a deck whose cell is gone fails, naming the deck and the slide ---------------------------------------------
+
+def _copy_of_the_notebooks(tmp_path: Path, edit) -> Path:
+    """The series' notebooks in ``tmp_path``; ``edit(notebook key, nb)`` changes them in memory first."""
+    for path in series(NB):
+        nb = nbformat.read(path, as_version=4)
+        edit(path.name[:5], nb)
+        nbformat.write(nb, str(tmp_path / path.name))
+    return tmp_path
+
+
+def _number(key: str, name: str) -> int:
+    return next(n for k, n, s in SLIDES if k == key and s.name == name)
+
+
+def test_a_cell_that_lost_its_slide_entry_stops_the_build_naming_deck_and_slide(tmp_path):
+    # 2.5's Jacobian slide is one markdown cell: an edit that drops its metadata must not drop the slide silently.
+    def strip(key, nb):
+        for cell in nb.cells:
+            cell.metadata.get(CELL_KEY, {}).pop("02-05/jacobian", None)
+
+    root = _copy_of_the_notebooks(tmp_path, strip)
+    number = _number("1", "02-05/jacobian")
+    with pytest.raises(DeckError) as caught:
+        build_notebook(DECKS["1"], root)
+    message = str(caught.value)
+    assert message.startswith(f"deck 1 ({DECKS['1'].title})"), message
+    assert f"slide {number} (row 2.5): slide '02-05/jacobian'" in message and "02-05-" in message, message
+    assert message.count("\n  slide ") == 1, f"only that slide is broken:\n{message}"
+    build_notebook(DECKS["2"], root)  # a deck that does not show it still builds
+    # The command says the same, without a traceback, and writes nothing.
+    out = subprocess.run([sys.executable, "-m", "publish", "deck", "1", "--notebooks", str(root),
+                          "--write", str(tmp_path / "deck.ipynb")], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 1 and "Traceback" not in out.stderr, out.stderr
+    assert f"slide {number} (row 2.5): slide '02-05/jacobian'" in out.stderr
+    assert not (tmp_path / "deck.ipynb").exists()
+
+
+def test_a_deleted_cell_of_a_slide_of_several_cells_is_missed(tmp_path):
+    # The explorer's slide is its caption, a setup cell and the widget cell: deleting the caption (which would
+    # leave a slide that still builds) fails, because every cell of a slide says how many make it.
+    def delete_caption(key, nb):
+        nb.cells = [c for c in nb.cells
+                    if c.get("metadata", {}).get(CELL_KEY, {}).get("02-05/explorer", {}).get("role") != "text"]
+
+    root = _copy_of_the_notebooks(tmp_path, delete_caption)
+    with pytest.raises(DeckError, match=rf"deck 1 .*\n  slide {_number('1', '02-05/explorer')} \(row 2\.5\): "
+                                        r"slide '02-05/explorer' \(live\).*made of 3 cells, 2 carry it"):
+        build_notebook(DECKS["1"], root)
+
+
+def test_a_cell_cut_short_or_given_the_wrong_role_is_named(tmp_path):
+    # An edit that leaves 2.5's "problem" cell with fewer blocks than its entry names, and an entry whose role does
+    # not fit the deck's slide (the explorer's widget cell marked a figure).
+    def edit(key, nb):
+        for cell in nb.cells:
+            entries = cell.get("metadata", {}).get(CELL_KEY, {})
+            if "02-05/problem" in entries:
+                cell.source = cell.source.split("\n\n")[0]
+            if entries.get("02-05/explorer", {}).get("role") == "live":
+                entries["02-05/explorer"]["role"] = "figure"
+
+    root = _copy_of_the_notebooks(tmp_path, edit)
+    with pytest.raises(DeckError) as caught:
+        build_notebook(DECKS["1"], root)
+    message = str(caught.value)
+    assert re.search(rf"slide {_number('1', '02-05/problem')} \(row 2\.5\): .*has 1 blocks; .*asks for blocks \[2, 3\]",
+                     message), message
+    assert re.search(rf"slide {_number('1', '02-05/explorer')} \(row 2\.5\): slide '02-05/explorer' \(live\).*"
+                     r"role 'figure'; the deck shows this slide as a live", message), message
+
+
+def test_a_slide_name_says_its_notebook():
+    assert text("02-05/explorer").notebook == "02-05"
+    for bad in ("explorer", "02-05", "2-05/explorer", "02-05/Explorer", "02-05/the explorer"):
+        with pytest.raises(ValueError, match="slide name"):
+            live(bad, demo=1)
 
 
 def test_blocks_keep_display_maths_whole():
@@ -108,10 +213,10 @@ def test_a_row_shorter_than_its_page_names_the_slides_it_skips(key):
 
 
 def test_votes_cost_what_the_rule_says():
-    vote = next(s for s in DECKS["1"].slides if s.kind == "vote" and not s.texts)
+    vote = next(s for s in DECKS["1"].slides if s.kind == "vote" and not _cells(s).texts)
     assert slide_minutes(vote, NB) == VOTE_MIN
     fig = next(s for s in DECKS["1"].slides if s.kind == "figure")
-    expected = FIGURE_MIN + sum(len(text_of(t, NB)) for t in fig.texts) / READING_CHARS_PER_MIN
+    expected = FIGURE_MIN + sum(len(text_of(t, NB)) for t in _cells(fig).texts) / READING_CHARS_PER_MIN
     assert math.isclose(slide_minutes(fig, NB), expected)
 
 
@@ -213,7 +318,8 @@ def test_no_slide_shows_a_cell_of_an_optional_section():
     # Lecture 2's 2.8 slide showed "选读：先定规则，再数" after the counting rule moved into a 选读 section.
     found = []
     for key, number, slide in SLIDES:
-        cells = [(t.nb, t.cell) for t in slide.texts] + ([slide.code] if slide.code else [])
+        shown = _cells(slide)
+        cells = [(t.nb, t.cell) for t in shown.texts] + ([shown.code] if shown.code else [])
         for nb, cell in cells:
             under = _headings_above(nb)[cell]
             if any(h.startswith("选读") for h in under):
@@ -224,9 +330,9 @@ def test_no_slide_shows_a_cell_of_an_optional_section():
 def test_no_text_slide_stops_on_a_colon():
     # The lab's 综合练习 B slide ended on "先看一个太弱的测试会怎样：" (the weak test is not on it), 2.11's heads slide
     # on "于是一次矩阵乘法就算出了所有头的查询：" (its formula was the next block).
-    found = [f"deck {key} slide {number}: …{text_of(slide.texts[-1], NB).rstrip()[-40:]}"
+    found = [f"deck {key} slide {number}: …{text_of(_cells(slide).texts[-1], NB).rstrip()[-40:]}"
              for key, number, slide in SLIDES
-             if slide.kind == "text" and slide.texts and text_of(slide.texts[-1], NB).rstrip().endswith(("：", ":"))]
+             if slide.kind == "text" and text_of(_cells(slide).texts[-1], NB).rstrip().endswith(("：", ":"))]
     assert not found, "\n".join(found)
 
 
@@ -246,7 +352,7 @@ def test_a_vote_caption_points_at_nothing_the_deck_does_not_show():
     # notebook cells that are not on the slide (and both captions repeated the widget's own question).
     notebook_only = ("上面打印", "揭晓的那一格", "在下面选")
     found = [f"deck {key} slide {number}: {p!r}" for key, number, slide in SLIDES if slide.kind == "vote"
-             for t in slide.texts for p in notebook_only if p in text_of(t, NB)]
+             for t in _cells(slide).texts for p in notebook_only if p in text_of(t, NB)]
     assert not found, "\n".join(found)
 
 
@@ -270,7 +376,7 @@ def _deck_norm(text: str) -> str:
 
 
 def _vote(slide) -> tuple[str, str, list[str] | None]:
-    cell = find_cell(*slide.code, NB)
+    cell = find_cell(*_cells(slide).code, NB)
     qid = re.search(r"""["'](2\.\d+-q\d+)["']""", cell.source).group(1)
     question, options = _question_and_options({"source": cell.source, "cell_type": "code", "metadata": {}})
     return qid, question, options
@@ -314,7 +420,7 @@ def vote_giveaways(qid: str, question: str, options: list[str] | None, shown: li
 
 
 def _notebook_of(slide) -> str | None:
-    return slide.code[0] if slide.code else (slide.texts[0].nb if slide.texts else None)
+    return slide.notebook if slide.name else None
 
 
 def deck_giveaways(deck) -> list[str]:
@@ -343,8 +449,8 @@ def test_the_giveaway_check_catches_the_notation_slide_it_was_written_for():
     # check must see it; the bullet as it is now (it stops at one dot product) and a slide that only asks the
     # question give nothing away.
     qid, question, options = _vote(next(s for s in DECKS["1"].slides if s.kind == "vote"
-                                        and find_cell(*s.code, NB).source.count('"2.4-q2"')))
-    notation = text_of(Text("02-00", "5f19e914", (1, 3)), NB)
+                                        and find_cell(*_cells(s).code, NB).source.count('"2.4-q2"')))
+    notation = text_of(_cells(_slide("02-00/notation")).texts[0], NB)
     old_bullet = ("所以两个 $d_k$ 维向量的点积是 $2d_k$ flops，\n"
                   "  $QK^\\top$（$T_q \\times T_{kv}$ 个点积）是 $2\\,T_q T_{kv} d_k$ flops。")
     now_bullet = "所以两个 $d_k$ 维向量的点积是 $2d_k$ flops。"
@@ -356,12 +462,12 @@ def test_the_giveaway_check_catches_the_notation_slide_it_was_written_for():
     assert vote_giveaways(qid, question, options, [("a print", "02-04", "S 一共 168 flops")])
     assert not vote_giveaways(qid, question, options, [("other numbers", "02-04", "1168、16.8 与 168.5")])
     q3, question3, options3 = _vote(next(s for s in DECKS["1"].slides if s.kind == "vote"
-                                         and find_cell(*s.code, NB).source.count('"2.6-q1"')))
+                                         and find_cell(*_cells(s).code, NB).source.count('"2.6-q1"')))
     said = "不报错、形状相同，但每一行的和不再是 1"
     assert vote_giveaways(q3, question3, options3, [("a caption", "02-06", said)])
     assert vote_giveaways(q3, question3, options3, [("another section", "02-05", said)])  # long: counts anywhere
     q4, question4, options4 = _vote(next(s for s in DECKS["2"].slides if s.kind == "vote"
-                                         and find_cell(*s.code, NB).source.count('"2.11-q1"')))
+                                         and find_cell(*_cells(s).code, NB).source.count('"2.11-q1"')))
     assert vote_giveaways(q4, question4, options4, [("a caption", "02-11", "两种方案一样多")])
     assert not vote_giveaways(q4, question4, options4, [("another section", "02-09", "两种方案一样多")])
 
@@ -392,7 +498,7 @@ def notebook_pointers(text: str, kind: str) -> list[str]:
 def test_no_slide_points_at_a_cell_it_does_not_show():
     found = []
     for key, number, slide in SLIDES:
-        shown = [((t.nb, t.cell), text_of(t, NB)) for t in slide.texts]
+        shown = [((t.nb, t.cell), text_of(t, NB)) for t in _cells(slide).texts]
         if slide.kind == "vote":
             qid = _vote(slide)[0]
             shown.append((("key", qid), KEYS[qid].explanation))   # shown on the slide after the click
@@ -429,9 +535,9 @@ def opening_pronoun(text: str) -> str | None:
 
 
 def test_no_slide_opens_on_a_pronoun_it_does_not_explain():
-    found = [f"deck {key} slide {number}: {slide.texts[0].nb} {slide.texts[0].cell} opens with {p!r}"
-             for key, number, slide in SLIDES if slide.texts
-             and (p := opening_pronoun(text_of(slide.texts[0], NB)))]
+    found = [f"deck {key} slide {number}: {slide.name} opens with {p!r}"
+             for key, number, slide in SLIDES if _cells(slide).texts
+             and (p := opening_pronoun(text_of(_cells(slide).texts[0], NB)))]
     assert not found, "\n".join(found)
 
 

@@ -1,5 +1,9 @@
 """Build a deck notebook from the series' notebooks, at run time; time it; print its plan.
 
+:func:`slide_cells` finds a slide's cells: the cells of its notebook whose ``metadata["slides"]``
+names it (:mod:`publish.deck.slides` says what an entry holds). :func:`check_deck` finds every
+slide of a deck and fails, naming the deck, the row, the slide and the cell, when one cannot be
+built (a cell deleted or stripped of its metadata, a block that is gone, a figure with no image).
 :func:`build_notebook` turns a :class:`~publish.deck.slides.Deck` into one small notebook
 that Voila renders with the ``ch02-deck`` template: one markdown cell per slide (its text taken
 from the notebooks' cells, a figure as the committed image output of its cell), and only the
@@ -12,19 +16,18 @@ server knows the deck has run).
 from __future__ import annotations
 
 import ast
-import base64
-import copy
 import math
 import re
 from functools import lru_cache
 from pathlib import Path
 
 from ..notebooks import NOTEBOOKS_ENV, notebooks_dir
-from .slides import FIGURE_MIN, READING_CHARS_PER_MIN, READY_FILE, VOTE_MIN, Deck, Slide, Text
+from .slides import (CELL_KEY, FIGURE_MIN, PART_KEYS, READING_CHARS_PER_MIN, READY_FILE, ROLES, VOTE_MIN, Deck,
+                     DeckError, Slide, SlideCells, Text)
 
-__all__ = ["NOTEBOOKS_ENV", "notebooks_dir", "notebook_path", "find_cell", "text_of", "slide_markdown",
-           "slide_minutes", "row_minutes", "skipped_numbers", "build_notebook", "schedule", "schedule_markdown",
-           "plan_markdown", "apply_kwargs"]
+__all__ = ["NOTEBOOKS_ENV", "notebooks_dir", "notebook_path", "find_cell", "slide_cells", "check_deck", "text_of",
+           "slide_markdown", "slide_minutes", "row_minutes", "skipped_numbers", "build_notebook", "schedule",
+           "schedule_markdown", "plan_markdown", "apply_kwargs"]
 
 
 def notebook_path(nb: str, root: Path) -> Path:
@@ -51,8 +54,81 @@ def find_cell(nb: str, cell_id: str, root: Path):
     for cell in _load(nb, root).cells:
         if cell.get("id") == cell_id:
             return cell
-    raise KeyError(f"notebook {nb} has no cell with id {cell_id!r} (the deck manifest in publish/deck/decks.py "
-                   "names it: update the manifest to the cell's new id)")
+    raise KeyError(f"notebook {nb} has no cell with id {cell_id!r}")
+
+
+def slide_cells(slide: Slide, root: Path) -> SlideCells:
+    """The cells of ``slide``'s notebook that carry its name in ``metadata["slides"]``, checked.
+
+    DeckError (naming the slide, the notebook and the cell) when no cell carries it, when fewer cells
+    carry it than they say make the slide, or when an entry does not fit the slide's kind.
+    """
+    if slide.kind == "activity":
+        return SlideCells()
+    try:
+        path = notebook_path(slide.notebook, root)
+    except FileNotFoundError as exc:
+        raise DeckError(f"slide {slide.name!r}: {exc}") from None
+    where = f"slide {slide.name!r} ({slide.kind}) in {path.name}"
+    parts = [(cell, cell.metadata[CELL_KEY][slide.name]) for cell in _load(slide.notebook, root).cells
+             if slide.name in cell.get("metadata", {}).get(CELL_KEY, {})]
+    if not parts:
+        raise DeckError(f"{where}: no cell carries it in its metadata[{CELL_KEY!r}] (deleted, or its metadata "
+                        "lost in an edit? put the entry back on the cell: CONTRIBUTING.md, Lecture decks)")
+    texts, setup, shown, counts = [], [], [], set()
+    for cell, part in parts:
+        cid = cell.get("id")
+        bad = set(part) - PART_KEYS if isinstance(part, dict) else {"(not a dict)"}
+        role = part.get("role") if isinstance(part, dict) else None
+        if bad or role not in ROLES:
+            raise DeckError(f"{where}: cell {cid} has the entry {part!r}; an entry has a role in {ROLES} "
+                            f"and only the keys {sorted(PART_KEYS)}")
+        want = "markdown" if role == "text" else "code"
+        if cell.cell_type != want:
+            raise DeckError(f"{where}: cell {cid} is a {cell.cell_type} cell; the role {role!r} needs a {want} cell")
+        counts.add(part.get("cells", 1))
+        if role == "text":
+            blocks = part.get("blocks")
+            texts.append(Text(slide.notebook, cid, None if blocks is None else tuple(blocks)))
+        elif role == "setup":
+            setup.append((slide.notebook, cid))
+        elif role != slide.kind:
+            raise DeckError(f"{where}: cell {cid} has the role {role!r}; the deck shows this slide as a {slide.kind}")
+        else:
+            shown.append((cell, part))
+    found = ", ".join(f"{c.get('id')} ({p.get('role')})" for c, p in parts)
+    if len(counts) != 1 or counts != {len(parts)}:
+        raise DeckError(f"{where}: its cells say it is made of {' or '.join(map(str, sorted(counts)))} cells, "
+                        f"{len(parts)} carry it: {found} (a cell deleted, or its metadata lost in an edit?)")
+    if slide.kind == "text":
+        return SlideCells(tuple(texts))
+    if len(shown) != 1:
+        raise DeckError(f"{where}: needs one cell with the role {slide.kind!r}; found {len(shown)}: {found}")
+    if setup and slide.kind not in ("vote", "live"):
+        raise DeckError(f"{where}: only a vote or a live slide runs setup cells; found {found}")
+    cell, part = shown[0]
+    heading = "全班投票" if slide.kind == "vote" else part.get("heading", "")
+    return SlideCells(tuple(texts), (slide.notebook, cell.get("id")), tuple(setup), dict(part.get("kwargs", {})),
+                      heading)
+
+
+def check_deck(deck: Deck, root: Path | None = None) -> None:
+    """Every slide of ``deck`` found and buildable, or one DeckError naming the deck and each slide that is not."""
+    root = notebooks_dir(root)
+    problems, n = [], 1
+    for row in deck.rows:
+        for s in row.slides:
+            n += 1
+            try:
+                cells = slide_cells(s, root)
+                for t in cells.texts:
+                    text_of(t, root)
+                if s.kind == "figure" and not _images(find_cell(*cells.code, root)):
+                    raise DeckError(f"slide {s.name!r}: {cells.code[0]} cell {cells.code[1]} has no committed image output")
+            except DeckError as exc:
+                problems.append(f"  slide {n} (row {row.label}): {exc}")
+    if problems:
+        raise DeckError(f"deck {deck.key} ({deck.title}) cannot be built from {root}:\n" + "\n".join(problems))
 
 
 def _blocks(source: str) -> list[str]:
@@ -74,20 +150,20 @@ def _blocks(source: str) -> list[str]:
 
 def text_of(t: Text, root: Path) -> str:
     cell = find_cell(t.nb, t.cell, root)
-    if cell.cell_type != "markdown":
-        raise ValueError(f"{t.nb} cell {t.cell} is a {cell.cell_type} cell; a text slide needs a markdown cell")
     blocks = _blocks(cell.source)
     if t.blocks is None:
         return "\n\n".join(blocks)
     bad = [b for b in t.blocks if not 1 <= b <= len(blocks)]
     if bad:
-        raise ValueError(f"{t.nb} cell {t.cell} has {len(blocks)} blocks; the manifest asks for blocks {bad}")
+        raise DeckError(f"{t.nb} cell {t.cell} has {len(blocks)} blocks; its metadata[{CELL_KEY!r}] asks for blocks {bad}")
     return "\n\n".join(blocks[b - 1] for b in t.blocks)
 
 
 def slide_markdown(slide: Slide, root: Path) -> str:
-    parts = [f"## {slide.heading}"] if slide.heading and slide.kind in ("activity", "vote", "figure", "title") else []
-    parts += [text_of(t, root) for t in slide.texts]
+    cells = slide_cells(slide, root)
+    heading = slide.heading or cells.heading
+    parts = [f"## {heading}"] if heading and slide.kind in ("activity", "vote", "figure") else []
+    parts += [text_of(t, root) for t in cells.texts]
     if slide.body:
         parts.append(slide.body)
     return "\n\n".join(parts)
@@ -95,7 +171,7 @@ def slide_markdown(slide: Slide, root: Path) -> str:
 
 def slide_minutes(slide: Slide, root: Path) -> float:
     """Minutes of one slide under the stated rule (see :mod:`publish.deck.slides`)."""
-    reading = sum(len(text_of(t, root)) for t in slide.texts) / READING_CHARS_PER_MIN
+    reading = sum(len(text_of(t, root)) for t in slide_cells(slide, root).texts) / READING_CHARS_PER_MIN
     extra = {"figure": FIGURE_MIN, "vote": VOTE_MIN}.get(slide.kind, 0.0)
     return reading + extra + slide.minutes
 
@@ -147,6 +223,7 @@ def build_notebook(deck: Deck, root: Path | None = None):
     import nbformat
 
     root = notebooks_dir(root)
+    check_deck(deck, root)
     nb = nbformat.v4.new_notebook()
     nb.metadata.kernelspec = {"name": "python3", "display_name": "Python 3", "language": "python"}
     nb.metadata.language_info = {"name": "python"}
@@ -170,23 +247,21 @@ def build_notebook(deck: Deck, root: Path | None = None):
             md = nbformat.v4.new_markdown_cell(slide_markdown(s, root))
             meta = {"slide": n, "kind": s.kind, "row": row.label, "skip": s.skip,
                     "minutes": round(slide_minutes(s, root), 2), "html": markdown_html(md.source)}
+            shown = slide_cells(s, root)
             if s.kind == "figure":
-                images = _images(find_cell(*s.code, root))
-                if not images:
-                    raise ValueError(f"{s.code[0]} cell {s.code[1]} has no committed image output")
-                meta["images"] = images
+                meta["images"] = _images(find_cell(*shown.code, root))
             md.metadata.deck = meta
             cells.append(md)
             if s.kind in ("vote", "live"):
-                for key in s.setup:
+                for key in shown.setup:
                     if key in ran:
                         continue
                     ran.add(key)
                     c = nbformat.v4.new_code_cell(find_cell(*key, root).source)
                     c.metadata.deck = {"slide": n, "role": "setup"}
                     cells.append(c)
-                src = find_cell(*s.code, root).source
-                c = nbformat.v4.new_code_cell(apply_kwargs(src, s.kwargs))
+                src = find_cell(*shown.code, root).source
+                c = nbformat.v4.new_code_cell(apply_kwargs(src, shown.kwargs))
                 c.metadata.deck = {"slide": n, "role": "live"}
                 cells.append(c)
     # Last: a kernel Voila preheated says the deck has run (the server opens the browser only then;
@@ -201,6 +276,7 @@ def build_notebook(deck: Deck, root: Path | None = None):
 def schedule(deck: Deck, root: Path | None = None) -> list[tuple[int, str, str, float, bool]]:
     """(slide number, row label, slide heading, start minute, skip) for every slide after the title."""
     root = notebooks_dir(root)
+    check_deck(deck, root)
     out, t, n = [], 0.0, 1
     for row in deck.rows:
         for s in row.slides:
@@ -251,11 +327,3 @@ def plan_markdown(deck: Deck) -> str:
         span = f"{first}–{n}" if n > first else str(first)
         lines.append(f"| {row.label} | {content} | {row.minutes} | {row.show} | {span} |")
     return "\n".join(lines)
-
-
-def _copy(nb):
-    return copy.deepcopy(nb)
-
-
-def png_bytes(b64: str) -> bytes:  # used by the tests to look at a figure slide's image
-    return base64.b64decode(b64)

@@ -4,7 +4,8 @@
 
 Without DECK: list the decks. With DECK (1, 2 or lab): build it from the notebooks and serve it on
 127.0.0.1 with Voila (Ctrl-C stops it), or print its plan table / slide-to-minute table, or write the
-deck notebook (e.g. to look at what the kernel runs).
+deck notebook (e.g. to look at what the kernel runs). A slide whose cells are gone from the notebooks
+(deleted, or their metadata["slides"] lost) stops it with a message naming the deck and the slide (exit 1).
 
 Serving, Voila first runs the deck in a spare kernel (a few seconds), then prints the URL and opens
 it: the page then gets that warm kernel. --no-preheat serves at once without a spare kernel (one
@@ -19,8 +20,9 @@ from pathlib import Path
 
 
 def main(argv: list[str] | None = None) -> int:
-    from .build import notebooks_dir, plan_markdown, schedule_markdown
+    from .build import check_deck, notebooks_dir, plan_markdown, schedule_markdown
     from .decks import DECKS
+    from .slides import DeckError
 
     parser = argparse.ArgumentParser(prog="python -m publish deck", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -52,19 +54,21 @@ def main(argv: list[str] | None = None) -> int:
         print(exc, file=sys.stderr)
         return 2
     if args.deck is None:
-        from .build import row_minutes
-
         print("Decks (python -m publish deck KEY):")
         for key, deck in DECKS.items():
             n = len(deck.slides) + 1
             minutes = sum(r.minutes for r in deck.rows)
             print(f"  {key:<4} {deck.title}  ({n} slides, {minutes} min)")
-        del row_minutes
         return 0
     deck = DECKS[args.deck]
     if args.plan:
         print(plan_markdown(deck))
         return 0
+    try:
+        check_deck(deck, root)  # a slide whose cells are gone: say which, before building or serving anything
+    except DeckError as exc:
+        print(exc, file=sys.stderr)
+        return 1
     if args.schedule:
         print(schedule_markdown(deck, root))
         return 0

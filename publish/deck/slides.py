@@ -1,9 +1,28 @@
-"""What a deck is made of: slides that point at notebook cells, rows of a plan, the timing rule.
+"""What a deck is made of: slides named on their notebook cells, rows of a plan, the timing rule.
 
-A slide never holds prose of its own: it names a notebook (``"02-05"``), a cell id (nbformat
-cell ids are stable) and, for a long markdown cell, which of its blocks (paragraphs, formulas,
-tables: the pieces between blank lines) to show. The deck is built from the notebooks each time
-it is served (:mod:`publish.deck.build`), so an edit to a notebook shows up in the deck.
+A slide never holds prose of its own, and the deck manifest (:mod:`publish.deck.decks`) names no
+cell: a slide is a name such as ``"02-05/explorer"`` (the notebook it lives in, a slug), and the
+cells that make it say so in their metadata, under :data:`CELL_KEY`::
+
+    "metadata": {"slides": {"02-05/explorer": {"role": "live", "kwargs": {"layout": "lecture"}, "cells": 3}}}
+
+One entry per slide the cell is on (a cell can be on several slides, e.g. with different blocks). Its keys:
+
+- ``role`` (required): ``"text"`` (a markdown cell whose text is shown), ``"figure"`` (a code cell
+  whose committed image is shown), ``"vote"`` (a prediction cell run live), ``"live"`` (a widget cell
+  run live), ``"setup"`` (a code cell run before the vote or live cell; its output is never shown).
+  A figure, vote or live slide has exactly one cell of that role, and the deck says which kind the
+  slide is (:func:`figure`, :func:`vote`, :func:`live`): the two must agree.
+- ``blocks`` (text): the 1-based blank-line separated pieces (paragraphs, formulas, tables) to show; all if absent.
+- ``kwargs`` (live): keyword arguments the deck adds to the cell's first call (e.g. ``{"t": 1}``).
+- ``heading`` (figure): a short heading for a figure slide whose captions have none.
+- ``cells``: how many cells make the slide (1 if absent), stated on each of them, so that a cell that
+  is deleted or loses its metadata is missed, not silently dropped.
+
+A slide's texts are shown in notebook order, above its figure or widget; its setup cells run in
+notebook order. The deck is built from the notebooks each time it is served
+(:mod:`publish.deck.build`), so an edit to a notebook shows up in the deck, and an edit that takes a
+slide's cell away fails the build with a :class:`DeckError` naming the deck and the slide.
 
 Timing (the guide states it too, 讲课时间怎么算):
 
@@ -11,7 +30,7 @@ Timing (the guide states it too, 讲课时间怎么算):
   source as the notebook has it, formulas included: the lecturer reads and explains it);
 - a figure: :data:`FIGURE_MIN` minutes to read it with the class;
 - a class vote (a prediction cell): :data:`VOTE_MIN` minutes -- question, hands up, the reveal;
-- a live widget or an activity: the minutes its slide states (``demo=`` / ``minutes=``).
+- a live widget or an activity: the minutes its slide in the deck states (``demo=`` / ``minutes=``).
 
 A plan row's minutes are the sum over its slides that are not marked skip, rounded to the
 nearest minute (``tests/test_lecture.py`` checks every row).
@@ -19,17 +38,29 @@ nearest minute (``tests/test_lecture.py`` checks every row).
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 #: Touched in the deck's folder by the deck notebook's last cell (build.py): the deck has run (serve.py waits for it).
 READY_FILE = ".deck-ready"
+#: The cell metadata key that puts a notebook cell on slides (see above).
+CELL_KEY = "slides"
+#: What a cell can be on a slide, and which keys an entry may have.
+ROLES = ("text", "figure", "vote", "live", "setup")
+PART_KEYS = frozenset({"role", "blocks", "kwargs", "heading", "cells"})
+#: A slide's name: its notebook, a slash, a slug (``02-05/explorer``, ``02-01/q1``).
+SLIDE_NAME = re.compile(r"\d\d-\d\d/[a-z0-9]+(?:-[a-z0-9]+)*")
 
-__all__ = ["READING_CHARS_PER_MIN", "FIGURE_MIN", "VOTE_MIN", "Text", "Slide", "Row", "Deck",
-           "text", "figure", "vote", "live", "activity", "title"]
+__all__ = ["READING_CHARS_PER_MIN", "FIGURE_MIN", "VOTE_MIN", "READY_FILE", "CELL_KEY", "ROLES", "PART_KEYS", "SLIDE_NAME",
+           "DeckError", "Text", "Slide", "SlideCells", "Row", "Deck", "text", "figure", "vote", "live", "activity"]
 
 READING_CHARS_PER_MIN = 120
 FIGURE_MIN = 1.5
 VOTE_MIN = 1.5
+
+
+class DeckError(ValueError):
+    """A deck cannot be built from the notebooks: the message names the deck, the slide and the cell."""
 
 
 @dataclass(frozen=True)
@@ -43,28 +74,50 @@ class Text:
 
 @dataclass(frozen=True)
 class Slide:
-    """One slide.
+    """One slide of a deck.
 
-    kind : "title" | "text" | "figure" | "vote" | "live" | "activity"
-    texts : markdown pieces shown first (from the notebooks)
-    code : (nb, cell id) of the code cell whose committed image (figure) or live widget (vote, live) is shown
-    setup : (nb, cell id) code cells that must run before ``code`` (their output is never shown)
-    kwargs : keyword arguments the deck adds to the one call in ``code`` (e.g. ``{"t": 1}``)
+    kind : "text" | "figure" | "vote" | "live" | "activity"
+    name : "NN-NN/slug": the notebook and the name its cells carry in ``metadata["slides"]`` (not for an activity)
     minutes : stated minutes of a live demo or an activity
     skip : the plan's row skips this slide when time is short (the deck marks it)
-    heading : a short heading for slides without a markdown heading of their own
-    body : the text of an activity slide (the plan row's own words) or of the title slide
+    heading, body : an activity slide's heading and text (the plan row's own words)
     """
 
     kind: str
-    texts: tuple[Text, ...] = ()
-    code: tuple[str, str] | None = None
-    setup: tuple[tuple[str, str], ...] = ()
-    kwargs: dict = field(default_factory=dict, hash=False, compare=False)
+    name: str = ""
     minutes: float = 0.0
     skip: bool = False
     heading: str = ""
     body: str = ""
+
+    def __post_init__(self):
+        if self.kind not in ("text", "figure", "vote", "live", "activity"):
+            raise ValueError(f"slide kind {self.kind!r} is not one of text, figure, vote, live, activity")
+        if (self.kind == "activity") != (self.name == "") or (self.name and not SLIDE_NAME.fullmatch(self.name)):
+            raise ValueError(f"slide name {self.name!r} (kind {self.kind}): a slide of the notebooks is named "
+                             "'NN-NN/slug' (its notebook, then lower-case words joined by '-'); an activity has no name")
+
+    @property
+    def notebook(self) -> str:
+        return self.name.split("/", 1)[0]
+
+
+@dataclass(frozen=True)
+class SlideCells:
+    """What the notebooks give a slide (:func:`publish.deck.build.slide_cells`).
+
+    texts : markdown pieces shown first
+    code : (nb, cell id) of the code cell whose committed image (figure) or live widget (vote, live) is shown
+    setup : (nb, cell id) code cells that must run before ``code`` (their output is never shown)
+    kwargs : keyword arguments the deck adds to the one call in ``code``
+    heading : a short heading for slides without a markdown heading of their own
+    """
+
+    texts: tuple[Text, ...] = ()
+    code: tuple[str, str] | None = None
+    setup: tuple[tuple[str, str], ...] = ()
+    kwargs: dict = field(default_factory=dict, hash=False, compare=False)
+    heading: str = ""
 
 
 @dataclass(frozen=True)
@@ -90,41 +143,24 @@ class Deck:
         return [s for r in self.rows for s in r.slides]
 
 
-def _texts(nb, cells) -> tuple[Text, ...]:
-    out = []
-    for c in cells:
-        if isinstance(c, str):
-            out.append(Text(nb, c))
-        else:
-            cid, *blocks = c
-            out.append(Text(nb, cid, tuple(blocks)))
-    return tuple(out)
+def text(name: str, skip: bool = False) -> Slide:
+    """A text slide: the markdown cells that carry ``name``."""
+    return Slide("text", name, skip=skip)
 
 
-def text(nb: str, *cells, skip: bool = False) -> Slide:
-    """A text slide: each of ``cells`` is a cell id or ``(cell id, block, block, ...)``."""
-    return Slide("text", _texts(nb, cells), skip=skip)
+def figure(name: str, skip: bool = False) -> Slide:
+    """The committed image of the cell with role ``figure``, under the text of the slide's markdown cells."""
+    return Slide("figure", name, skip=skip)
 
 
-def title(nb: str, cell: str, skip: bool = False) -> Slide:
-    """A section's opening slide: the first block (the ``# 2.N ...`` heading) of its title cell."""
-    return Slide("text", (Text(nb, cell, (1,)),), skip=skip)
+def vote(name: str, skip: bool = False) -> Slide:
+    """A class vote: the prediction cell (role ``vote``) runs live (question and choices; the answer on a click)."""
+    return Slide("vote", name, skip=skip)
 
 
-def figure(nb: str, cell: str, *captions, skip: bool = False, heading: str = "") -> Slide:
-    """The committed image output of code cell ``cell``, under the text of ``captions``."""
-    return Slide("figure", _texts(nb, captions), code=(nb, cell), skip=skip, heading=heading)
-
-
-def vote(nb: str, cell: str, *captions, skip: bool = False) -> Slide:
-    """A class vote: the prediction cell ``cell`` runs live (question and choices; the answer on a click)."""
-    return Slide("vote", _texts(nb, captions), code=(nb, cell), skip=skip, heading="全班投票")
-
-
-def live(nb: str, cell: str, *captions, setup=(), kwargs=None, demo: float, skip: bool = False) -> Slide:
-    """A live widget: ``setup`` cells (ids in ``nb``) run first, then ``cell`` with ``kwargs`` added to its call."""
-    return Slide("live", _texts(nb, captions), code=(nb, cell), setup=tuple((nb, s) for s in setup),
-                 kwargs=dict(kwargs or {}), minutes=float(demo), skip=skip)
+def live(name: str, demo: float, skip: bool = False) -> Slide:
+    """A live widget: the ``setup`` cells run first, then the ``live`` cell; ``demo``: the minutes of the demo."""
+    return Slide("live", name, minutes=float(demo), skip=skip)
 
 
 def activity(heading: str, body: str, minutes: float) -> Slide:
