@@ -13,8 +13,8 @@ from __future__ import annotations
 import ast
 import contextlib
 import html
-import importlib.util
 import io
+import json
 import os
 import re
 import shutil
@@ -28,17 +28,10 @@ from pathlib import Path
 import nbformat
 import pytest
 
+from publish import constraints as CONSTRAINTS, course as TOOL, student as STUDENT  # noqa: N812
+
 ROOT = Path(__file__).resolve().parents[1]
 CHECK_LINE = re.compile(r"^\s*check_\w+\(.*\);?\s*$")
-
-
-def _load(name: str):
-    return importlib.import_module({"make_nbgrader_course": "publish.course", "lowest_constraints": "publish.constraints",
-                                    "make_student_edition": "publish.student"}[name])
-
-
-TOOL = _load("make_nbgrader_course")
-STUDENT = _load("make_student_edition")
 
 
 def _tags(cell) -> set[str]:
@@ -119,6 +112,23 @@ def test_source_cells_keep_the_stub_and_wrap_the_reference(built):
             visible, hidden = test.source.split(TOOL.BEGIN_HIDDEN + "\n")
             assert visible.rstrip() == "\n".join(ln for ln in original.source.split("\n") if CHECK_LINE.match(ln))
             assert hidden.rstrip().endswith(TOOL.END_HIDDEN) and "stderr" in hidden
+
+
+def test_the_config_is_the_template_and_reads_its_parameters_from_beside_it(built):
+    """nbgrader_config.py is publish/templates/course/nbgrader_config.py unchanged (plain Python, lintable); the
+    parameters it reads are exactly those of the course.json written beside it, and they fit the course."""
+    course, _ = built
+    config = (course / "nbgrader_config.py").read_text(encoding="utf-8")
+    assert config == (TOOL.TEMPLATES / "nbgrader_config.py").read_text(encoding="utf-8")
+    read = {node.slice.value for node in ast.walk(ast.parse(config)) if isinstance(node, ast.Subscript)
+            and isinstance(node.value, ast.Name) and node.value.id == "COURSE" and isinstance(node.slice, ast.Constant)}
+    parameters = json.loads((course / "course.json").read_text(encoding="utf-8"))
+    assert read == set(parameters), f"the config reads {sorted(read)}; course.json holds {sorted(parameters)}"
+    assert (course / "templates" / parameters["feedback_template"] / "conf.json").is_file()
+    tests = [c.source for p in (course / "source" / TOOL.ASSIGNMENT).glob("*.ipynb")
+             for c in nbformat.read(p, as_version=4).cells if _nbg(c).get("grade") and not _nbg(c).get("solution")]
+    assert tests and all(parameters["begin_hidden"] in t and parameters["end_hidden"] in t for t in tests), \
+        "the hidden-test delimiters the config strips are not the ones in the test cells"
 
 
 def test_a_graded_exercise_without_a_solution_is_refused():
@@ -349,7 +359,7 @@ def test_ci_installs_the_grading_extra_where_the_grading_tests_run():
     lowest = next(ln for ln in ci.splitlines() if ln.startswith("python3 -m venv .venv-lowest"))
     extras = re.search(r'-e "\.\[([^\]]*)\]"', newest)
     assert extras and {"test", "grading"} <= set(extras.group(1).split(",")) and newest in readme, newest
-    assert "grading" not in _load("lowest_constraints").EXTRAS and "-c constraints/lowest.txt" in lowest
+    assert "grading" not in CONSTRAINTS.EXTRAS and "-c constraints/lowest.txt" in lowest
     deselected = re.search(r'-m "([^"]*)"', lowest)
     assert deselected and {"not browser", "not grading"} <= {t.strip() for t in deselected.group(1).split(" and ")}
     assert lowest in readme

@@ -99,6 +99,59 @@ def test_everything_is_served_by_the_site(site):
     assert "../_static/mathjax/MathJax.js" in pages and "require.min.js" not in pages and "embed-amd" not in pages
 
 
+def test_the_sphinx_project_is_the_templates_as_they_are(tmp_path):
+    """conf.py, search-zh.js and the style sheet are copied from publish/templates/web/ unchanged; conf.py reads
+    its one parameter (the home page) from web-edition.json, so the template itself is plain Python."""
+    web.stage(tmp_path / "src", lite_url=LITE, jobs=1, stills=False, log=lambda *_: None)
+    src = tmp_path / "src"
+    for name, copied in (("conf.py", src / "conf.py"), ("search-zh.js", src / "search-zh.js"),
+                         ("web-edition.css", src / "_static" / "web-edition.css")):
+        assert copied.read_bytes() == (web.TEMPLATES / name).read_bytes(), name
+    root_doc = json.loads((src / "web-edition.json").read_text(encoding="utf-8"))["root_doc"]
+    assert (src / f"{root_doc}.ipynb").is_file(), f"root_doc {root_doc} is not a staged page"
+
+
+def test_the_site_shows_the_maths_and_emphasis_that_jupyter_shows(site):
+    """2.5's $$ inside a paragraph is display maths (MyST's default read it as text and garbled the
+    paragraph); 2.1's emphasis before a full-width parenthesis is bold, not asterisks."""
+    nb05 = (site / "notebooks" / "02-05-scaling-by-sqrt-dk.html").read_text(encoding="utf-8")
+    assert re.search(r'<div class="math[^"]*">\s*\\\[\\frac\{q\\cdot k_j\}', nb05), "2.5's scaled score is not display maths"
+    assert re.search(r"<strong>乘</strong>在分数上", nb05)
+    nb01 = (site / "notebooks" / "02-01-contextual-representations.html").read_text(encoding="utf-8")
+    assert "<strong>我们自己编的、纯示意的</strong>" in nb01
+    assert not web.pages_with_markup(site)
+
+
+# What the prose check must catch: each form as MyST rendered it (2.1, 2.5, the guide's raw HTML).
+PLANTED = {
+    "emphasis left open": "<p>下面这一行是**我们自己编的、纯示意的（illustrative）**数字：</p>",
+    "underscore emphasis left open": "<p>这是__示意的（illustrative）__数字</p>",
+    "a $$ read as text": ('<p>写成\n$<span class="math notranslate nohighlight">\\(\\frac{q}{\\sqrt{d_k}}\\)</span>'
+                          '<span class="math notranslate nohighlight">\\(\n因子 \\)</span>|q|/\\sqrt{d_k}</p>'),
+    "TeX outside maths": "<p>因子 \\frac{1}{2} 乘在分数上</p>",
+    "a stray maths delimiter": "<p>因子 \\(x 乘在分数上</p>",
+    "a code span left open": "<p>运行 `python -m publish deck 1 即可</p>",
+    "Markdown inside raw HTML": "<details><summary>第几分钟（`python -m publish deck 1 --schedule`）</summary></details>",
+}
+CLEAN = ('<html><head><title>a $ b</title><script>var x = "**" + `t`;</script></head><body>'
+         '<p>写成</p><div class="math notranslate nohighlight">\\[\\frac{q\\cdot k_j}{\\sqrt{d_k}}\\]</div>'
+         '<p>因子 <span class="math notranslate nohighlight">\\(\\|q\\|/\\sqrt{d_k}\\)</span> <strong>乘</strong>在'
+         '分数上<br>运行 <code class="docutils literal"><span class="pre">x[&quot;**&quot;]</span></code></p>'
+         '<pre>print(f"${a}__{b}`")</pre><summary>（<code>python -m publish deck 1</code>）</summary></body></html>')
+
+
+@pytest.mark.parametrize("form", PLANTED)
+def test_the_build_fails_on_markup_left_in_prose(tmp_path, form):
+    """Each planted form is found on its page; the same page without it passes (code, pre, maths, the head
+    and scripts are not prose)."""
+    assert web.prose_markup(CLEAN) == []
+    (tmp_path / "notebooks").mkdir()
+    (tmp_path / "notebooks" / "ok.html").write_text(CLEAN, encoding="utf-8")
+    (tmp_path / "notebooks" / "bad.html").write_text(CLEAN.replace("</body>", PLANTED[form] + "</body>"), encoding="utf-8")
+    found = web.pages_with_markup(tmp_path)
+    assert found and all(f.startswith("notebooks/bad.html: ") for f in found), found
+
+
 def test_lite_links():
     assert web.lite_href("../lite/lab/index.html", "02-05-x.ipynb", depth=1) == "../../lite/lab/index.html?path=02-05-x.ipynb"
     assert web.lite_href("/lite/lab/index.html", "a.ipynb", depth=1) == "/lite/lab/index.html?path=a.ipynb"
@@ -119,7 +172,8 @@ def test_feedback_wraps_tables_scroll():
     page, _ = web.stage_notebook(nb, "t.ipynb", lite="L")
     tagged = [web.WRAP_TAG in c.metadata.get("tags", []) for c in page.cells if c.cell_type == "code"]
     assert tagged == [True, False, False]
-    assert f".tag_{web.WRAP_TAG} .cell_output pre" in web.CSS and "pre-wrap" in web.CSS
+    css = web.CSS_FILE.read_text(encoding="utf-8")
+    assert f".tag_{web.WRAP_TAG} .cell_output pre" in css and "pre-wrap" in css
 
 
 # --------------------------------------------------------------------------- widget stills
@@ -151,7 +205,7 @@ def test_still_draws_the_first_view_from_widget_state():
     assert "the answer" not in html, "a hidden widget (layout.display = none) is drawn"
     assert re.search(r'<span class="still-button" aria-disabled="true"[^>]*>提交预测</span>', html), \
         "a button's still must not pass for a button a reader can tap"
-    assert re.search(r"\.still-button \{[^}]*cursor: not-allowed", web.CSS)
+    assert re.search(r"\.still-button \{[^}]*cursor: not-allowed", web.CSS_FILE.read_text(encoding="utf-8"))
     assert ww.widget_still_html(nb, "missing") == ""
 
 

@@ -1,0 +1,203 @@
+"""nbgrader configuration of the graded lab (copied by publish/course.py from publish/templates/course/).
+
+Its parameters (the course id, the hidden-test delimiters, the feedback template's folder name) are
+read from ``course.json`` beside this file, which publish/course.py writes with it.
+"""
+
+import html
+import json
+import logging
+import os
+import re
+import sys
+import tempfile
+import warnings
+from xml.etree import ElementTree
+
+import nbgrader
+from jinja2 import pass_context
+from latex2mathml.converter import convert_to_element as _tex_to_mathml
+from nbconvert.exporters import HTMLExporter
+from nbconvert.filters.markdown_mistune import IPythonRenderer, MarkdownWithMath
+from nbconvert.preprocessors import Preprocessor
+from nbgrader.api import MissingEntry
+from nbgrader.converters import Autograde, GenerateFeedback
+from nbgrader.preprocessors import OverwriteCells
+from sqlalchemy.exc import SAWarning
+from traitlets import Bool
+
+c = get_config()  # noqa: F821  (nbgrader's config loader provides it)
+
+_HERE = os.path.dirname(os.path.abspath(__file__))
+with open(os.path.join(_HERE, "course.json"), encoding="utf-8") as _file:
+    COURSE = json.load(_file)
+
+# nbgrader 0.9's gradebook builds a new submission's rows before it adds them to the session (it does,
+# two lines later: nbgrader/api.py, update_or_create_submission); SQLAlchemy 2 warns about the
+# reverse relationship in between. Only that warning, with its exact wording, is silenced.
+warnings.filterwarnings(
+    "ignore", category=SAWarning,
+    message=r"Object of type <Submitted(Assignment|Notebook)> not in session, add operation along "
+            r"'(Student|Assignment|Notebook)\.submissions' will not proceed")
+
+# nbgrader runs the `alembic` command (its database migrations) from PATH; put this environment's
+# scripts first so `.venv/bin/nbgrader ...` works without activating the environment.
+os.environ["PATH"] = os.path.dirname(sys.executable) + os.pathsep + os.environ.get("PATH", "")
+
+c.CourseDirectory.course_id = COURSE["course_id"]
+# Grade only what the release shows: the solution region is dropped without a stub, because each
+# exercise cell keeps its own stub (`raise NotImplementedError`) above the region.
+c.ClearSolutions.code_stub = {"python": ""}
+# Each notebook runs top to bottom at autograde time; the slowest cell (the capstone's check) takes seconds.
+c.Execute.timeout = 300
+if os.name == "posix":
+    # Talk to each grading kernel over local socket files, not over TCP: no port is opened on a
+    # shared lab machine, and ipykernel (>= 7.4) has no reason to warn about unencrypted traffic.
+    # The socket path must be absolute (the kernel runs in the notebook's folder) and short.
+    _sockets = os.path.join(tempfile.gettempdir(), f"nbgrader-ipc-{os.getuid()}")
+    os.makedirs(_sockets, mode=0o700, exist_ok=True)
+    c.KernelManager.transport = "ipc"
+    c.KernelManager.ip = os.path.join(_sockets, "kernel")
+
+
+class OverwriteCellsKnowingHiddenTests(OverwriteCells):
+    """nbgrader's OverwriteCells, without its false alarm on every untouched test cell.
+
+    nbgrader stores a test cell's checksum before it removes the hidden tests, so a test cell
+    exactly as released always "has changed" at autograde time (nbgrader issue 1961). This
+    subclass stays silent only when the submitted cell is the released one; any other change is
+    reported as before. Either way the test cell is restored from the gradebook, hidden tests included.
+    """
+
+    def preprocess_cell(self, cell, resources, cell_index):
+        grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
+        self._as_released = False
+        if grade_id is not None:
+            try:
+                source = self.gradebook.find_source_cell(grade_id, self.notebook_id, self.assignment_id)
+            except MissingEntry:
+                pass
+            else:
+                self._as_released = cell.source == _without_hidden_tests(source.source)
+        return super().preprocess_cell(cell, resources, cell_index)
+
+    def report_change(self, name, attr, old, new):
+        if attr == "checksum" and self._as_released:
+            return
+        super().report_change(name, attr, old, new)
+
+
+def _without_hidden_tests(source):
+    """The source as ClearHiddenTests releases it: the delimited lines (delimiters included) removed."""
+    kept, hidden = [], False
+    for line in source.split("\n"):
+        if COURSE["begin_hidden"] in line:
+            hidden = True
+        elif COURSE["end_hidden"] in line:
+            hidden = False
+        elif not hidden:
+            kept.append(line)
+    return "\n".join(kept)
+
+
+c.Autograde.sanitize_preprocessors = [
+    OverwriteCellsKnowingHiddenTests if p is OverwriteCells else p
+    for p in Autograde.class_traits()["sanitize_preprocessors"].default()
+]
+
+class FigureAltText(Preprocessor):
+    """Give each figure of a feedback page a text alternative (nbconvert warns about every image without one)."""
+
+    enabled = Bool(True)
+
+    def preprocess_cell(self, cell, resources, cell_index):
+        for output in cell.get("outputs", []):
+            for mime in ("image/png", "image/jpeg"):
+                if mime in output.get("data", {}):
+                    shown = str(output["data"].get("text/plain", "")).strip("<>") or "a figure"
+                    output.setdefault("metadata", {}).setdefault(mime, {}).setdefault(
+                        "alt", f"{shown}, drawn by the code cell above")
+        return cell, resources
+
+
+c.GenerateFeedback.preprocessors = [*GenerateFeedback.class_traits()["preprocessors"].default(), FigureAltText]
+
+
+# Feedback pages work offline and from wherever they are opened: nbgrader's feedback template loads
+# MathJax from a CDN, and release_feedback hands each student the HTML file alone (no folder beside
+# it), which JupyterLab shows without running its scripts. So the formulas are typeset here, as
+# MathML that the browser draws itself, and the page loads no MathJax: the template of the course's
+# templates/<COURSE["feedback_template"]> folder is nbgrader's feedback template with nbconvert's mathjax macro replaced.
+def _mathml(tex, display, log):
+    """MathML for one TeX formula; None (and a warning) if latex2mathml cannot typeset all of it."""
+    try:
+        element = _tex_to_mathml(tex, display=display)
+    except Exception as exc:  # noqa: BLE001  (latex2mathml raises several kinds on TeX it cannot parse)
+        log.warning("feedback page: formula not typeset (%s): %s", type(exc).__name__, tex)
+        return None
+    # HTML puts <math> in the MathML namespace itself; an explicit xmlns would come back as <ns0:math>
+    # (not maths) from nbconvert's heading anchors, which re-serialise a heading with ElementTree.
+    element.attrib.pop("xmlns", None)
+    for node in element.iter():
+        for name in [a for a in node.attrib if a == "href" or a.startswith("on")]:
+            del node.attrib[name]        # as MathJax's Safe extension: no links or handlers from TeX
+        node.text = html.unescape(node.text) if node.text else node.text
+        node.tail = html.unescape(node.tail) if node.tail else node.tail
+        if node.tag == "mo" and node.text and len(node.text) > 1 and node.text.isalpha() \
+                and "movablelimits" not in node.attrib:
+            node.tag = "mi"              # a name (\operatorname, \max): upright, no operator spacing
+        if node.text and re.match(r"\\[A-Za-z]", node.text):
+            log.warning("feedback page: formula not typeset (unknown command %s): %s", node.text, tex)
+            return None
+    return ElementTree.tostring(element, encoding="unicode")
+
+
+class MathMLRenderer(IPythonRenderer):
+    """nbconvert's markdown renderer with each formula as MathML (a formula it cannot typeset stays TeX, as code)."""
+
+    log = logging.getLogger("nbgrader")
+
+    def _formula(self, tex, display):
+        return _mathml(tex, display, self.log) or f"<code>{self.escape_html(tex)}</code>"
+
+    def block_math(self, body):
+        return self._formula(body, "block")
+
+    def inline_math(self, body):
+        return self._formula(body, "inline")
+
+    def latex_environment(self, name, body):
+        return self._formula(f"\\begin{{{name}}}{body}\\end{{{name}}}", "block")
+
+
+class OfflineFeedbackExporter(HTMLExporter):
+    """nbgrader's feedback exporter (HTMLExporter), its markdown rendered by MathMLRenderer."""
+
+    @pass_context
+    def markdown2html(self, context, source):
+        # As HTMLExporter.markdown2html (nbconvert 7), with the renderer above.
+        cell = context.get("cell", {})
+        renderer = MathMLRenderer(
+            escape=False,
+            attachments=cell.get("attachments", {}),
+            embed_images=self.embed_images,
+            path=context.get("resources", {}).get("metadata", {}).get("path", ""),
+            anchor_link_text=self.anchor_link_text,
+            exclude_anchor_links=self.exclude_anchor_links,
+            **getattr(self, "lexer_options", {}),
+        )
+        renderer.log = self.log
+        return MarkdownWithMath(renderer=renderer).render(source)
+
+
+c.GenerateFeedback.exporter_class = OfflineFeedbackExporter
+# Set both, so nbgrader keeps them (GenerateFeedback sets its own only when they are not configured):
+# this course's template folder first, then nbgrader's, where the feedback template it extends lives.
+c.HTMLExporter.template_name = COURSE["feedback_template"]
+c.HTMLExporter.extra_template_basedirs = [
+    os.path.join(_HERE, "templates"),
+    os.path.join(os.path.dirname(os.path.abspath(nbgrader.__file__)), "server_extensions", "formgrader", "templates"),
+]
+
+# On a JupyterHub with the exchange, the default exchange root is /srv/nbgrader/exchange; set
+# c.Exchange.root here if the hub uses another folder. A lab room without a hub needs no exchange.
