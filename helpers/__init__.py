@@ -3,12 +3,13 @@
 The folders show the architecture, read top-down:
 
     core/      the formula and its parts: attention, projections, scores, softmax, masking,
-               heads, the tiled (blockwise) path, and _validate (every input check of the core)
+               heads, the tiled (blockwise) path
     lessons/   one module per lesson's tools (2.1 contextual ... 2.10 causal_view; saturation/ for 2.5)
     book/      the book's printed worked example, recomputed and audited (2.8, 2.12)
     model/     a real model for 2.13: weights cache, WordPiece tokenizer, numpy encoder
     ui/        what a learner sees and measures: plotting, predict-then-run, timing, environment
     checks/    self-checks for the exercises: ``from helpers.checks import check_x``
+    _validate  every argument check of every package (and the formula's own), one module
 
 ``import helpers as H`` is the one door. The core is ``H.<function>``:
 
@@ -33,7 +34,7 @@ and every other topic is one attribute, ``H.<topic>.<name>``, wherever it lives 
 ``H.real_model`` (model); ``H.plotting``, ``H.timing``, ``H.environment`` (ui); and
 ``H.multi_head_self_attention``, ``H.gelu``, ``H.layer_norm`` for 2.11-2.12. Bad input raises
 ``TypeError``/``ValueError`` naming the argument and the shape it got
-(:mod:`helpers.core._validate`).
+(:mod:`helpers._validate`).
 """
 
 from .core.attention import AttentionResult, apply_mask, scaled_dot_product_attention, self_attention

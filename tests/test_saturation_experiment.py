@@ -66,9 +66,9 @@ def test_batched_problems_equal_one_at_a_time():
         np.testing.assert_allclose(run.query, run_b.query[i], rtol=1e-10, atol=1e-13)
 
 
-@pytest.mark.parametrize("target", [5, -1, 1.0, [0, 1]])
-def test_query_loss_rejects_bad_targets(target):
-    with pytest.raises(ValueError):
+@pytest.mark.parametrize("target, err", [(5, ValueError), (-1, ValueError), (1.0, TypeError), ([0, 1], ValueError)])
+def test_query_loss_rejects_bad_targets(target, err):
+    with pytest.raises(err, match="target"):
         query_loss_and_grad(np.zeros(4), np.ones((5, 4)), np.eye(5), target, False)
 
 

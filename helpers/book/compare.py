@@ -28,7 +28,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ..core.attention import scaled_dot_product_attention
-from ._validate import check_agreement, check_book_values
+from .._validate import check_choice, check_real
 from .printed import BOOK_QUANTITIES, BookQuantity, book_array, example_inputs, printed_decimals
 from ..core.projections import project_qkv
 from ..core.scores import dot_product_scores
@@ -150,7 +150,8 @@ def agrees_up_to_rounding(printed: str, value: float, relation: str = "~") -> bo
         ``"="``: the book claims an exact value (must match to 1e-12);
         ``"~"``: ``|printed - value| <= 0.5 * 10**-decimals`` (+1e-12 for ties).
     """
-    value = check_agreement(relation, value)
+    relation = check_choice("relation", relation, ("~", "="), note=" ('~' approximately, '=' exactly)")
+    value = check_real("value", value)
     d = printed_decimals(printed)
     tol = 1e-12 if relation == "=" else 0.5 * 10.0 ** (-d) + 1e-12
     return abs(float(printed) - value) <= tol
@@ -182,7 +183,10 @@ def compare_with_book(
     for q in quantities:
         printed = np.array(q.printed, dtype=object)
         for name, src in (("exact", exact), ("chain", chain)):
-            check_book_values(name, src, q.key, printed.shape)
+            if q.key not in src:
+                raise ValueError(f"{name} values have no entry {q.key!r}.")
+            if np.shape(src[q.key]) != printed.shape:
+                raise ValueError(f"{name}[{q.key!r}] has shape {np.shape(src[q.key])}, but the book prints shape {printed.shape}.")
         ex = np.asarray(exact[q.key], dtype=float)
         ch = np.asarray(chain[q.key], dtype=float)
         for idx in np.ndindex(printed.shape):

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._validate import check_printed
+from .._validate import check_text
 
 __all__ = [
     "BookQuantity",
@@ -145,7 +145,12 @@ def printed_decimals(printed: str) -> int:
     ValueError
         If it is not a plain decimal number.
     """
-    printed = check_printed(printed)
+    try:
+        float(check_text("printed", printed))
+    except ValueError:
+        raise ValueError(f"printed must be a plain decimal number such as '0.450'; got {printed!r}.") from None
+    if any(c in printed.lower() for c in "ein"):
+        raise ValueError(f"printed must be a plain decimal number (no exponent, inf or nan); got {printed!r}.")
     return len(printed.split(".", 1)[1]) if "." in printed else 0
 
 

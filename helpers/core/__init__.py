@@ -7,7 +7,8 @@
     masking.py       tril(ones) -> 0 / -inf                 causal_mask, additive_from_boolean (2.10)
     heads.py         split, attend per head, merge          multi_head_self_attention (2.11)
     blockwise.py     the same formula, one tile at a time   attention(..., block_size=...) (2.9)
-    _validate.py     every input check of the core, one call per public function
+
+Every input is checked once, on entry, by :mod:`helpers._validate` (the core raises nowhere else).
 
 Notebooks reach all of it through ``import helpers as H`` (``H.softmax``, ``H.heads``, ...).
 """

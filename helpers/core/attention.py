@@ -6,7 +6,7 @@
     return A @ V                   # output: row i is sum_j A[i, j] v_j
 
 :func:`scaled_dot_product_attention` below is these four lines, plus one call that checks
-the inputs once (:func:`helpers.core._validate.check_attention_inputs`). ``block_size=...`` computes
+the inputs once (:func:`helpers._validate.check_attention_inputs`). ``block_size=...`` computes
 the same formula one tile at a time (:mod:`helpers.core.blockwise`, the FlashAttention idea),
 which never forms the T x T weights.
 """
@@ -17,7 +17,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ._validate import check_attention_inputs, check_mask, check_rows_alive, check_scores_finite
+from .._validate import as_real_array, check_attention_inputs, check_mask, check_rows_alive, check_scores_finite
 from .blockwise import blockwise_attention
 from .projections import project_qkv
 from .softmax import softmax_of_checked
@@ -142,6 +142,7 @@ def apply_mask(scores: np.ndarray, mask) -> np.ndarray:
         float mask would be *added*), or one that masks every key of some query (the
         weights of that row would be 0/0 = NaN).
     """
+    scores = as_real_array("scores", scores, min_ndim=2, expected="(..., T_q, T_k)", allow_nonfinite=True)
     masked = _mask_scores(scores, check_mask(mask, scores.shape))
     check_rows_alive(np.isneginf(masked).all(axis=-1))
     return masked

@@ -34,8 +34,7 @@ import math
 
 import numpy as np
 
-from .._validate import check_positive_int
-from ._validate import check_attention_inputs, check_rows_alive, check_scores_finite
+from .._validate import check_attention_inputs, check_int, check_rows_alive, check_scores_finite
 
 __all__ = ["blockwise_attention"]
 
@@ -111,8 +110,8 @@ def blockwise_attention(
     arrays alive at once inside the score and softmax steps).
     """
     Q, K, V, m, s, causal = check_attention_inputs(Q, K, V, mask, scale, causal=causal)
-    bk = check_positive_int("block_size", block_size)
-    bq = check_positive_int("query_block", query_block)
+    bk = check_int("block_size", block_size, 1)
+    bq = check_int("query_block", query_block, 1)
     tq, tk, dv = Q.shape[-2], K.shape[-2], V.shape[-1]
     lead = Q.shape[:-2]
 

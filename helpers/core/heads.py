@@ -19,8 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._validate import as_real_array, check_positive_int
-from ._validate import check_head_split, check_head_widths
+from .._validate import as_real_array, check_head_split, check_head_widths, check_int
 from .attention import AttentionResult, scaled_dot_product_attention
 from .projections import project_qkv
 
@@ -104,7 +103,7 @@ def multi_head_self_attention(X, W_Q, W_K, W_V, W_O, n_heads: int, *, causal: bo
         (see :func:`helpers.project_qkv`), widths not divisible by ``n_heads``, or a
         ``W_O`` whose row count is not h * d_v.
     """
-    h = check_positive_int("n_heads", n_heads)
+    h = check_int("n_heads", n_heads, 1)
     Q, K, V = project_qkv(X, W_Q, W_K, W_V)  # checks X and the projections once
     W_O = check_head_widths(Q, V, W_O, h)
     res = scaled_dot_product_attention(_split(Q, h), _split(K, h), _split(V, h), causal=causal)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._validate import check_bool_array, check_flag, check_float_dtype, check_positive_int
+from .._validate import check_bool_array, check_flag, check_float_dtype, check_int
 
 __all__ = ["causal_mask", "additive_from_boolean"]
 
@@ -34,7 +34,7 @@ def causal_mask(T: int, *, boolean: bool = False, dtype=np.float64) -> np.ndarra
     -------
     numpy.ndarray, shape (T, T)
     """
-    allowed = np.tril(np.ones((check_positive_int("T", T),) * 2, dtype=bool))
+    allowed = np.tril(np.ones((check_int("T", T, 1),) * 2, dtype=bool))
     return allowed if check_flag("boolean", boolean) else additive_from_boolean(allowed, dtype)
 
 

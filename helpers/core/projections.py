@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._validate import check_projections
+from .._validate import check_projections
 
 __all__ = ["project_qkv"]
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._validate import check_additive_inputs, check_qk
+from .._validate import check_additive_inputs, check_qk
 
 __all__ = ["dot_product_scores", "additive_attention_scores"]
 

@@ -12,8 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._validate import as_real_array
-from ._validate import check_probabilities, check_softmax_input, check_softmax_output
+from .._validate import as_real_array, check_distribution_rows, check_softmax_input
 
 __all__ = ["softmax", "softmax_jacobian", "entropy", "is_distribution", "softmax_of_checked"]
 
@@ -85,7 +84,9 @@ def softmax_jacobian(p) -> np.ndarray:
         or rows not summing to 1 within 1e-6 relative tolerance) — a common slip is
         to pass the scores instead of the weights.
     """
-    arr = check_softmax_output(p)
+    arr = as_real_array("p", p, min_ndim=1, expected="(..., n)")
+    check_distribution_rows("p", arr, tol=1e-3 if arr.dtype == np.float16 else 1e-6,
+                            hint="Pass softmax(scores), not the scores.")
     n = arr.shape[-1]
     eye = np.eye(n, dtype=arr.dtype)
     return arr[..., :, None] * eye - arr[..., :, None] * arr[..., None, :]
@@ -107,7 +108,7 @@ def entropy(p, axis: int = -1) -> np.ndarray:
     numpy.ndarray, shape (...)
         One entropy per row.
     """
-    arr = check_probabilities(p)
+    arr = as_real_array("p", p, min_ndim=1, expected="(..., n)", nonnegative=True, note=" (probabilities)")
     safe = np.where(arr > 0, arr, 1)
     return -np.sum(np.where(arr > 0, arr * np.log(safe), 0), axis=axis)
 

@@ -13,8 +13,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from .._validate import as_real_array, check_callable, check_real
-from ._validate import check_permutation, check_rnn_inputs
+from .._validate import as_int_array, as_real_array, check_callable, check_real
 from .gradcheck import numerical_gradient_of_checked
 
 __all__ = ["permutation_matrix", "sensitivity_matrix", "toy_rnn"]
@@ -40,8 +39,10 @@ def permutation_matrix(perm) -> np.ndarray:
     ValueError
         If ``perm`` is not 1-D or is not a permutation of ``0..T-1``.
     """
-    p = check_permutation(perm)
+    p = as_int_array("perm", perm, ndim=1, expected="(T,)", note=" (a permutation of 0..T-1)")
     T = p.size
+    if T == 0 or not np.array_equal(np.sort(p), np.arange(T)):
+        raise ValueError(f"perm must hold each of 0..T-1 exactly once (T >= 1); got {p.tolist()}.")
     P = np.zeros((T, T))
     P[np.arange(T), p] = 1.0
     return P
@@ -82,7 +83,7 @@ def sensitivity_matrix(f: Callable[[np.ndarray], np.ndarray], X, eps: float = 1e
     check_callable("f", f, "a function of X")
     X = as_real_array("X", X, ndim=2, expected="(T, d_in)").astype(np.float64)
     as_real_array("f(X)", f(X.copy()), ndim=2, expected="(T_out, d_out)")
-    eps = check_real("eps", eps, strict=True, note=" (a finite positive step)")
+    eps = check_real("eps", eps, 0.0, strict=True, note=" (a finite positive step)")
     # J[i, a, j, b] = d f(X)[i, a] / d X[j, b], by central differences (f, X and eps are checked above)
     J = numerical_gradient_of_checked(f, X, eps)
     return np.sqrt(np.sum(J**2, axis=(1, 3)))
@@ -108,8 +109,13 @@ def toy_rnn(X, W_x, W_h, h0=None) -> np.ndarray:
     numpy.ndarray, shape (T, d_h)
         Row ``t`` is the state after reading tokens ``0..t``.
     """
-    X, W_x, W_h, h = check_rnn_inputs(X, W_x, W_h, h0)
+    X = as_real_array("X", X, ndim=2, expected="(T, d_in)")
+    W_x = as_real_array("W_x", W_x, ndim=2, expected="(d_in, d_h)")
+    if W_x.shape[0] != X.shape[1]:
+        raise ValueError(f"W_x must have d_in = {X.shape[1]} rows to match X {tuple(X.shape)}; got W_x {tuple(W_x.shape)}.")
     d_h = W_x.shape[1]
+    W_h = as_real_array("W_h", W_h, shape=(d_h, d_h), expected="(d_h, d_h)")
+    h = np.zeros(d_h) if h0 is None else as_real_array("h0", h0, shape=(d_h,), expected="(d_h,)")
     states = np.empty((X.shape[0], d_h), dtype=np.result_type(X, W_x, W_h, h))
     for t in range(X.shape[0]):
         h = np.tanh(X[t] @ W_x + h @ W_h)

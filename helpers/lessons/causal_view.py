@@ -17,7 +17,7 @@ from typing import NamedTuple
 import numpy as np
 from matplotlib.patches import Rectangle
 
-from ._validate import check_attention_weights, check_label_count, check_position
+from .._validate import as_real_array, check_distribution_rows, check_int, check_labels
 from ..ui.plotting import attention_heatmap, token_labels
 
 __all__ = ["CausalView", "causal_view_state", "CausalViewPlot", "causal_widget"]
@@ -72,8 +72,19 @@ def causal_view_state(t, weights) -> CausalView:
         For a non-integer or out-of-range ``t``, or ``weights`` that are not a
         square matrix of attention weights.
     """
-    A = check_attention_weights(weights)
-    return _view(check_position(t, A.shape[0]), A)
+    A = _attention_weights(weights)
+    return _view(_position(t, A.shape[0]), A)
+
+
+def _attention_weights(weights) -> np.ndarray:
+    """A non-empty square (T, T) attention matrix whose rows are distributions."""
+    return check_distribution_rows("weights", as_real_array("weights", weights, shape=("T", "T"), expected="(T, T)",
+                                                        note=" (a square attention matrix)"))
+
+
+def _position(t, T: int) -> int:
+    """``t`` as int if it is a position 1..T (1-based, as in the book)."""
+    return check_int("t", t, 1, T, note=f" (a position 1..T = 1..{T}, 1-based as in the book)")
 
 
 def _view(t: int, A: np.ndarray) -> CausalView:
@@ -103,9 +114,9 @@ class CausalViewPlot:
     """
 
     def __init__(self, weights, labels=None, *, fig, t: int = 1):
-        self.weights = check_attention_weights(weights)
+        self.weights = _attention_weights(weights)
         T = self.weights.shape[0]
-        self.labels = token_labels(T) if labels is None else check_label_count(labels, T)
+        self.labels = token_labels(T) if labels is None else check_labels("labels", labels, T, "one entry per token")
         self.fig = fig
         self.ax_map, self.ax_bar = fig.subplots(1, 2, gridspec_kw={"width_ratios": [1.1, 1.0]})
         attention_heatmap(self.weights, self.labels, self.labels, ax=self.ax_map, colorbar=False,
@@ -129,7 +140,7 @@ class CausalViewPlot:
 
     def update(self, t: int) -> CausalView:
         """Show position ``t``; return the :class:`CausalView` that was drawn."""
-        view = _view(check_position(t, self.weights.shape[0]), self.weights)  # weights checked once, in __init__
+        view = _view(_position(t, self.weights.shape[0]), self.weights)  # weights checked once, in __init__
         T = self.weights.shape[0]
         self.row_box.set_y(view.t - 1.5)
         for j, bar in enumerate(self.bars):

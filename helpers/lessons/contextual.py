@@ -19,8 +19,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from .._validate import check_str
-from ._validate import check_mix_inputs, check_tokens
+from .._validate import as_real_array, check_text, describe
 
 __all__ = [
     "AXES",
@@ -77,7 +76,7 @@ def tokenize(sentence: str) -> list[str]:
     -------
     list of str
     """
-    check_str("sentence", sentence)
+    check_text("sentence", sentence)
     tokens = [re.sub(r"[.,!?;:]", "", w) for w in sentence.split()]
     return [t for t in tokens if t]
 
@@ -104,7 +103,22 @@ def static_embeddings(tokens: Sequence[str], vocab: Mapping[str, np.ndarray] | N
     ValueError
         If a token is not in the vocabulary, or the table's vectors differ in length.
     """
-    return np.stack(check_tokens(tokens, toy_vocabulary() if vocab is None else vocab))
+    vocab = toy_vocabulary() if vocab is None else vocab
+    if isinstance(tokens, str) or not np.iterable(tokens):
+        what = "one string" if isinstance(tokens, str) else type(tokens).__name__
+        raise TypeError(f"tokens must be a sequence of words, not {what}; use tokenize(sentence) first.")
+    rows, seen = [], {}
+    for t, tok in enumerate(tokens):
+        key = check_text(f"tokens[{t}]", tok).lower()
+        if key not in vocab:
+            raise ValueError(f"token {tok!r} (position {t}) is not in the vocabulary; known words: {sorted(vocab)}.")
+        if key not in seen:  # each distinct word's vector checked once, however often it occurs
+            seen[key] = as_real_array(f"vocab[{key!r}]", vocab[key], ndim=1, expected="(d,)")
+        rows.append(seen[key])
+    if not rows or len({r.shape for r in rows}) != 1:
+        raise ValueError("tokens is empty" if not rows else
+                         f"the vocabulary's vectors differ in length: {sorted({r.shape for r in rows})}.")
+    return np.stack(rows)
 
 
 def contextual_mix(weights, vectors) -> np.ndarray:
@@ -129,6 +143,17 @@ def contextual_mix(weights, vectors) -> np.ndarray:
         If the number of weights differs from the number of vectors, or a row
         is not a distribution (a negative weight, or a sum other than 1).
     """
-    w, X = check_mix_inputs(weights, vectors)
+    w = as_real_array("weights", weights, min_ndim=1, expected="(T,) or (T_q, T)")
+    X = as_real_array("vectors", vectors, ndim=2, expected="(T, d)")
+    if w.ndim > 2:
+        raise ValueError(f"weights must be (T,) or (T_q, T); got {describe(w)}.")
+    if w.shape[-1] != X.shape[0]:
+        raise ValueError(f"one weight per token: weights has {w.shape[-1]} per row ({describe(w)}) but vectors has "
+                         f"{X.shape[0]} rows ({describe(X)}).")
+    # the row test of helpers.is_distribution (atol 1e-6), on the array already checked here
+    if w.shape[-1] == 0 or not (np.all(w >= -1e-6) and np.allclose(w.sum(axis=-1), 1.0, rtol=0.0, atol=1e-6)):
+        sums = np.round(np.atleast_1d(w.sum(axis=-1)), 6)
+        raise ValueError(f"each weight row must be a distribution (all >= 0, sum 1); got min weight {w.min():.4g} "
+                         f"and row sums {sums[:4].tolist()}.")
     return w @ X
 

@@ -28,8 +28,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from .._validate import check_positive_int, check_real
-from ._validate import check_convention, check_score_dtype
+from .._validate import check_choice, check_float_dtype, check_int, check_real
 
 __all__ = [
     "CONVENTIONS",
@@ -63,8 +62,8 @@ def dot_flops(d: int, *, convention: str = "gemm") -> int:
     -------
     int
     """
-    d = check_positive_int("d", d)
-    return _dot(d, check_convention(convention, CONVENTIONS))
+    d = check_int("d", d, 1)
+    return _dot(d, check_choice("convention", convention, CONVENTIONS))
 
 
 def _dot(d: int, convention: str) -> int:
@@ -80,10 +79,10 @@ def matmul_flops(m: int, k: int, n: int, *, convention: str = "gemm") -> int:
     int
         ``2*m*n*k`` (``"gemm"``) or ``m*n*(2*k - 1)`` (``"exact"``).
     """
-    m = check_positive_int("m", m)
-    k = check_positive_int("k", k)
-    n = check_positive_int("n", n)
-    return m * n * _dot(k, check_convention(convention, CONVENTIONS))
+    m = check_int("m", m, 1)
+    k = check_int("k", k, 1)
+    n = check_int("n", n, 1)
+    return m * n * _dot(k, check_choice("convention", convention, CONVENTIONS))
 
 
 def dot_product_score_flops(T_q: int, d_k: int, T_k: int | None = None, *, convention: str = "gemm") -> int:
@@ -108,10 +107,10 @@ def dot_product_score_flops(T_q: int, d_k: int, T_k: int | None = None, *, conve
         same work whichever score function follows.
     """
     T_k = T_q if T_k is None else T_k
-    T_q = check_positive_int("T_q", T_q)
-    d_k = check_positive_int("d_k", d_k)
-    T_k = check_positive_int("T_k", T_k)
-    return T_q * T_k * _dot(d_k, check_convention(convention, CONVENTIONS))
+    T_q = check_int("T_q", T_q, 1)
+    d_k = check_int("d_k", d_k, 1)
+    T_k = check_int("T_k", T_k, 1)
+    return T_q * T_k * _dot(d_k, check_choice("convention", convention, CONVENTIONS))
 
 
 class AdditiveCost(NamedTuple):
@@ -179,13 +178,13 @@ def additive_score_cost(
     """
     T_k = T_q if T_k is None else T_k
     d_kk = d_q if d_kk is None else d_kk
-    T_q = check_positive_int("T_q", T_q)
-    T_k = check_positive_int("T_k", T_k)
-    d_q = check_positive_int("d_q", d_q)
-    d_kk = check_positive_int("d_kk", d_kk)
-    d_h = check_positive_int("d_h", d_h)
-    tanh_flops = check_real("tanh_flops", tanh_flops)
-    convention = check_convention(convention, CONVENTIONS)
+    T_q = check_int("T_q", T_q, 1)
+    T_k = check_int("T_k", T_k, 1)
+    d_q = check_int("d_q", d_q, 1)
+    d_kk = check_int("d_kk", d_kk, 1)
+    d_h = check_int("d_h", d_h, 1)
+    tanh_flops = check_real("tanh_flops", tanh_flops, 0.0)
+    convention = check_choice("convention", convention, CONVENTIONS)
     pairs = T_q * T_k
     projections = T_q * d_h * _dot(d_q, convention) + T_k * d_h * _dot(d_kk, convention)  # Q W_q and K W_k
     return AdditiveCost(
@@ -215,7 +214,9 @@ def dtype_bytes(dtype) -> int:
     -------
     int
     """
-    return check_score_dtype(dtype)
+    if isinstance(dtype, str) and dtype.lower() in ("bfloat16", "bf16"):
+        return 2
+    return check_float_dtype("dtype", dtype, why="scores are real numbers; or 'bfloat16'").itemsize
 
 
 def score_matrix_bytes(T_q: int, T_k: int | None = None, *, dtype="float32", batch: int = 1, heads: int = 1) -> int:
@@ -237,7 +238,7 @@ def score_matrix_bytes(T_q: int, T_k: int | None = None, *, dtype="float32", bat
     T_k = T_q if T_k is None else T_k
     n = 1
     for name, v in (("T_q", T_q), ("T_k", T_k), ("batch", batch), ("heads", heads)):
-        n *= check_positive_int(name, v)
+        n *= check_int(name, v, 1)
     return n * dtype_bytes(dtype)
 
 
@@ -248,7 +249,7 @@ def additive_hidden_bytes(T_q: int, d_h: int, T_k: int | None = None, *, dtype="
     :func:`helpers.core.scores.additive_attention_scores` builds this tensor before
     reducing it with ``w``: ``d_h`` times the size of the score matrix itself.
     """
-    return score_matrix_bytes(T_q, T_k, dtype=dtype) * check_positive_int("d_h", d_h)
+    return score_matrix_bytes(T_q, T_k, dtype=dtype) * check_int("d_h", d_h, 1)
 
 
 class ScoreMatrixCost(NamedTuple):
@@ -291,7 +292,7 @@ def score_matrix_cost(T_q: int, d_k: int, T_k: int | None = None, *, dtype="floa
     T_k = T_q if T_k is None else T_k
     n = 1
     for name, v in (("T_q", T_q), ("T_k", T_k), ("batch", batch), ("heads", heads)):
-        n *= check_positive_int(name, v)
-    itemsize = check_score_dtype(dtype)
-    d_k = check_positive_int("d_k", d_k)
-    return ScoreMatrixCost(elements=n, flops=n * _dot(d_k, check_convention(convention, CONVENTIONS)), bytes=n * itemsize)
+        n *= check_int(name, v, 1)
+    itemsize = dtype_bytes(dtype)
+    d_k = check_int("d_k", d_k, 1)
+    return ScoreMatrixCost(elements=n, flops=n * _dot(d_k, check_choice("convention", convention, CONVENTIONS)), bytes=n * itemsize)

@@ -4,9 +4,25 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._validate import check_polar, check_vector_pair
+from .._validate import as_real_array, describe
 
 __all__ = ["cosine_similarity", "angle_between", "vector_at_angle"]
+
+
+def _vector_pair(a, b) -> tuple[np.ndarray, np.ndarray]:
+    """Vectors ``a`` (..., d) and ``b`` (..., d): the same d >= 1, broadcastable, no zero vector."""
+    a = as_real_array("a", a, min_ndim=1, expected="(..., d)")
+    b = as_real_array("b", b, min_ndim=1, expected="(..., d)")
+    if a.shape[-1] != b.shape[-1] or a.shape[-1] == 0:
+        raise ValueError(f"a and b must have the same last dimension d >= 1; got a ({describe(a)}) and b ({describe(b)}).")
+    try:
+        np.broadcast_shapes(a.shape, b.shape)
+    except ValueError:
+        raise ValueError(f"a and b must broadcast against each other; got a ({describe(a)}) and b ({describe(b)}).") from None
+    for name, v in (("a", a), ("b", b)):
+        if np.any(np.linalg.norm(v, axis=-1) == 0):
+            raise ValueError(f"{name} contains a zero vector; its direction (and so the angle) is undefined.")
+    return a, b
 
 
 def cosine_similarity(a, b) -> float | np.ndarray:
@@ -34,7 +50,7 @@ def cosine_similarity(a, b) -> float | np.ndarray:
         If the last dimensions differ, or either input holds a zero vector
         (it has no direction).
     """
-    a, b = check_vector_pair(a, b)
+    a, b = _vector_pair(a, b)
     cos = np.clip(np.sum(a * b, axis=-1) / (np.linalg.norm(a, axis=-1) * np.linalg.norm(b, axis=-1)), -1.0, 1.0)
     return float(cos) if cos.ndim == 0 else cos
 
@@ -56,7 +72,7 @@ def angle_between(a, b) -> np.ndarray:
     -------
     numpy.ndarray, shape (...)
     """
-    a, b = check_vector_pair(a, b)
+    a, b = _vector_pair(a, b)
     na = np.linalg.norm(a, axis=-1, keepdims=True)
     nb = np.linalg.norm(b, axis=-1, keepdims=True)
     u = nb * a
@@ -80,6 +96,7 @@ def vector_at_angle(length, theta) -> np.ndarray:
         ``length * (cos theta, sin theta)``. Dotted with ``(L, 0)`` it gives
         ``length * L * cos(theta)``: the score-versus-angle curve.
     """
-    length, theta = check_polar(length, theta)
+    length = as_real_array("length", length, expected="scalar or (...)", nonnegative=True)
+    theta = as_real_array("theta", theta, expected="scalar or (...)")
     length, theta = np.broadcast_arrays(length, theta)
     return np.stack([length * np.cos(theta), length * np.sin(theta)], axis=-1)

@@ -16,7 +16,6 @@ from collections.abc import Callable
 import numpy as np
 
 from .._validate import as_real_array, check_callable, check_real, describe
-from ._validate import check_same_shape
 
 __all__ = ["numerical_gradient", "numerical_gradient_of_checked", "relative_error"]
 
@@ -49,7 +48,7 @@ def numerical_gradient(f: Callable, x, eps: float = 1e-6) -> np.ndarray:
         varying shape or non-finite values.
     """
     check_callable("f", f, "a function of x")
-    eps = check_real("eps", eps, strict=True, note=" (a finite positive step)")
+    eps = check_real("eps", eps, 0.0, strict=True, note=" (a finite positive step)")
     return numerical_gradient_of_checked(f, as_real_array("x", x).astype(np.float64), eps)
 
 
@@ -94,7 +93,8 @@ def relative_error(a, b, floor: float = 1e-12) -> float:
         0 for identical arrays; about 1e-9 for a correct float64 gradient
         against a central difference; O(1) for a wrong one.
     """
-    a, b = check_same_shape(("a", "b"), (a, b))
+    a = as_real_array("a", a)
+    b = as_real_array("b", b, shape=a.shape, note=" (the same shape as a: nothing is broadcast)")
     if a.size == 0:
         return 0.0
     denom = np.maximum(np.maximum(np.abs(a), np.abs(b)), floor)

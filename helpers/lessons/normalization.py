@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._validate import check_hull_and_points, check_points
+from .._validate import as_real_array, describe
 
 __all__ = ["convex_hull_2d", "in_convex_hull_2d"]
 
@@ -35,7 +35,9 @@ def convex_hull_2d(points) -> np.ndarray:
         one; collinear points on an edge are dropped. ``h`` is 1 or 2 for
         degenerate inputs (all points equal, or all on a line).
     """
-    pts = check_points(points)
+    pts = as_real_array("points", points, shape=(None, 2), expected="(n, 2)")
+    if pts.shape[0] == 0:
+        raise ValueError(f"points must have shape (n, 2) with n >= 1; got {describe(pts)}.")
     p = sorted(set(map(tuple, pts.tolist())))
     if len(p) <= 2:
         return np.array(p, dtype=float)
@@ -69,7 +71,14 @@ def in_convex_hull_2d(hull, x, tol: float = 1e-9) -> np.ndarray:
     numpy.ndarray of bool, shape (m,) (or a 0-d array for a single point)
         True where the point is on the left of (or on) every edge.
     """
-    H, X, single = check_hull_and_points(hull, x)
+    H = as_real_array("hull", hull, shape=(None, 2), expected="(h, 2)")
+    if H.shape[0] < 3:
+        raise ValueError(f"hull must have shape (h, 2) with h >= 3 vertices; got {describe(H)}.")
+    X = as_real_array("x", x, ndim=(2, 1), expected="(m, 2) or (2,)")
+    single = X.ndim == 1
+    X = np.atleast_2d(X)
+    if X.shape[-1] != 2:
+        raise ValueError(f"x must have shape (m, 2) or (2,); got {describe(X)}.")
     a, b = H, np.roll(H, -1, axis=0)  # edges a_k -> b_k, shape (h, 2) each
     edge = b - a  # (h, 2)
     rel = X[:, None, :] - a[None, :, :]  # (m, h, 2)

@@ -20,8 +20,7 @@ from typing import NamedTuple
 import matplotlib.pyplot as plt
 import numpy as np
 
-from .._validate import as_real_array, check_flag, check_positive_int
-from ._validate import check_shape_steps
+from .._validate import as_real_array, check_flag, check_int
 from ..core.attention import scaled_dot_product_attention
 from ..core.projections import project_qkv
 from ..core.scores import dot_product_scores
@@ -131,7 +130,10 @@ def draw_shape_flow(steps, *, ax=None, title: str = r"shape flow of $\mathrm{sof
         The eleven box labels, in the order of ``steps``; each reads "name\\nshape\\nsymbolic"
         in short mathtext, e.g. "$Q$\\n(5, 3)\\n$(T, d_k)$" for the step "Q = X W_Q".
     """
-    steps = check_shape_steps(steps, len(_LAYOUT), ShapeStep)
+    steps = list(steps)
+    if len(steps) != len(_LAYOUT) or not all(isinstance(s, ShapeStep) for s in steps):
+        raise ValueError(f"steps must be the {len(_LAYOUT)} ShapeStep items returned by shape_flow(); "
+                         f"got {len(steps)} item(s).")
     if ax is None:
         fig, ax = plt.subplots(figsize=(9.0, 4.2))
         fig.subplots_adjust(left=0.01, right=0.99, bottom=0.01, top=0.92)  # the boxes fill the figure
@@ -176,10 +178,10 @@ def qkv_parameter_count(d_model: int, d_k: int, d_v: int | None = None, *, n_hea
         ``n_heads * (d_model * (2 d_k + d_v) + [2 d_k + d_v if bias])``. It does not
         depend on the sequence length T: X is input, not a parameter.
     """
-    d_model = check_positive_int("d_model", d_model)
-    d_k = check_positive_int("d_k", d_k)
-    d_v = d_k if d_v is None else check_positive_int("d_v", d_v)
-    n_heads = check_positive_int("n_heads", n_heads)
+    d_model = check_int("d_model", d_model, 1)
+    d_k = check_int("d_k", d_k, 1)
+    d_v = d_k if d_v is None else check_int("d_v", d_v, 1)
+    n_heads = check_int("n_heads", n_heads, 1)
     bias = check_flag("bias", bias)
     per_head = d_model * (2 * d_k + d_v) + ((2 * d_k + d_v) if bias else 0)
     return n_heads * per_head

@@ -18,7 +18,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ._validate import check_lookup_inputs, check_similarities, check_temperature
+from .._validate import as_real_array, check_real, describe
 from ..core.softmax import softmax, softmax_jacobian
 
 __all__ = ["LookupResult", "hard_lookup", "soft_lookup", "soft_lookup_jacobian", "ratio_weights"]
@@ -39,10 +39,29 @@ class LookupResult(NamedTuple):
     weights: np.ndarray
 
 
+def _lookup_inputs(q, K, V) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A query q (d_k,), keys K (n, d_k) and values V (n, d_v) or (n,), with n >= 1."""
+    q = as_real_array("q", q, ndim=1, expected="(d_k,)")
+    K = as_real_array("K", K, ndim=2, expected="(n, d_k)")
+    V = as_real_array("V", V, min_ndim=1, expected="(n, d_v) or (n,)")
+    if V.ndim > 2:
+        raise ValueError(f"V must be (n, d_v) or (n,); got {describe(V)}.")
+    if K.shape[1] != q.shape[0]:
+        raise ValueError(f"d_k mismatch: the query is dotted with every key, so q and K need the same length; "
+                         f"got q {tuple(q.shape)} and K {tuple(K.shape)}.")
+    if K.shape[0] != V.shape[0]:
+        raise ValueError(f"every key needs a value: K and V need the same number of rows; "
+                         f"got K {tuple(K.shape)} and V {tuple(V.shape)}.")
+    if K.shape[0] == 0:
+        raise ValueError("a lookup needs at least one key/value pair; got n = 0.")
+    return q, K, V
+
+
 def _soft_weights(q, K, V, temperature) -> tuple[np.ndarray, np.ndarray, float, np.ndarray]:
     """Validate, then return ``K, V, t, softmax(K q / t)`` (weights of shape (n,))."""
-    q, K, V = check_lookup_inputs(q, K, V)
-    t = check_temperature(temperature)
+    q, K, V = _lookup_inputs(q, K, V)
+    t = check_real("temperature", temperature, 0.0, strict=True,
+                   note=" (the hard lookup is the limit temperature -> 0, see hard_lookup)")
     return K, V, t, softmax((K @ q) / t)
 
 
@@ -67,7 +86,7 @@ def hard_lookup(q, K, V) -> LookupResult:
     while ``soft_lookup`` tends to the *average* of the tied values there.
     With one-hot keys and a one-hot query this is exactly a dict lookup.
     """
-    q, K, V = check_lookup_inputs(q, K, V)
+    q, K, V = _lookup_inputs(q, K, V)
     w = np.zeros(K.shape[0], dtype=np.float64)
     w[int(np.argmax(K @ q))] = 1.0
     return LookupResult(w @ V, w)
@@ -144,5 +163,8 @@ def ratio_weights(sim) -> np.ndarray:
     ValueError
         If some ``sim`` is negative or they sum to 0.
     """
-    s = check_similarities(sim)
+    s = as_real_array("sim", sim, ndim=1, expected="(n,)", nonnegative=True,
+                      note=" (sim_i / sum(sim) is a distribution only for non-negative sim; exp(score) is one: that is softmax)")
+    if s.sum() == 0:
+        raise ValueError(f"sim is empty or its entries sum to 0, so sim / sum(sim) divides by zero; got {s.tolist()}.")
     return s / s.sum()

@@ -26,9 +26,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .._validate import as_real_array, check_positive_int
-from ._validate import check_encoder_sizes, check_hf_config, check_input_ids, check_layer_norm_inputs, check_pooled, \
-    check_weight
+from .._validate import as_int_array, as_real_array, check_choice, check_int, check_real
 from ..core.attention import scaled_dot_product_attention
 from ..core.heads import merge_heads, split_heads
 
@@ -63,7 +61,11 @@ class EncoderConfig:
     layer_norm_eps: float = 1e-12
 
     def __post_init__(self):
-        check_encoder_sizes(self)
+        for name in ("vocab_size", "hidden", "n_layers", "n_heads", "intermediate", "max_positions", "type_vocab_size"):
+            check_int(f"EncoderConfig.{name}", getattr(self, name), 1)
+        if self.hidden % self.n_heads:
+            raise ValueError(f"hidden ({self.hidden}) must be divisible by n_heads ({self.n_heads}).")
+        check_real("layer_norm_eps", self.layer_norm_eps, 0.0, strict=True)
 
     def multiply_adds(self, T: int) -> int:
         """Multiply-adds of the matrix products of one forward pass over ``T`` tokens.
@@ -72,7 +74,7 @@ class EncoderConfig:
         sum of every head (2 T^2 d in all) and the feed-forward block (2 T d d_ff).
         Layer norms, GELU and softmax are O(T d) and left out.
         """
-        T = check_positive_int("T", T)
+        T = check_int("T", T, 1)
         d, d_ff = self.hidden, self.intermediate
         return self.n_layers * (4 * T * d * d + 2 * T * T * d + 2 * T * d * d_ff)
 
@@ -84,7 +86,8 @@ class EncoderConfig:
     @classmethod
     def from_hf_config(cls, cfg: Mapping) -> EncoderConfig:
         """Build from a Hugging Face BERT ``config.json`` dict (activation must be exact GELU)."""
-        cfg = check_hf_config(cfg)
+        check_choice("hidden_act", cfg.get("hidden_act", "gelu"), ("gelu",), note=" (the exact erf form is implemented)")
+        check_choice("position_embedding_type", cfg.get("position_embedding_type", "absolute"), ("absolute",))
         return cls(vocab_size=cfg["vocab_size"], hidden=cfg["hidden_size"], n_layers=cfg["num_hidden_layers"],
                    n_heads=cfg["num_attention_heads"], intermediate=cfg["intermediate_size"],
                    max_positions=cfg["max_position_embeddings"], type_vocab_size=cfg["type_vocab_size"],
@@ -202,10 +205,22 @@ def layer_norm(x, gamma, beta, eps: float = 1e-12) -> np.ndarray:
     -------
     numpy.ndarray, shape (..., d)
     """
-    x, gamma, beta = check_layer_norm_inputs(x, gamma, beta)
+    x = as_real_array("x", x, min_ndim=1, expected="(..., d)")
+    gamma = as_real_array("gamma", gamma, shape=x.shape[-1:], expected="(d,)")
+    beta = as_real_array("beta", beta, shape=x.shape[-1:], expected="(d,)")
     mu = x.mean(axis=-1, keepdims=True)
     var = ((x - mu) ** 2).mean(axis=-1, keepdims=True)
     return (x - mu) / np.sqrt(var + eps) * gamma + beta
+
+
+def _weight(weights: Mapping, name: str, shape: tuple) -> np.ndarray:
+    """``weights[name]`` as an array of ``shape`` (``KeyError`` if absent, as a mapping would raise)."""
+    if name not in weights:
+        raise KeyError(f"weights lack {name!r} (expected shape {shape}).")
+    w = np.asarray(weights[name])
+    if w.shape != shape:
+        raise ValueError(f"weights[{name!r}] has shape {w.shape}; expected {shape}.")
+    return w
 
 
 def _dense(x, w, b):
@@ -240,22 +255,26 @@ def encoder_forward(weights: Mapping[str, np.ndarray], input_ids, config: Encode
         ``hidden_states`` (n_layers + 1, T, hidden) and ``attentions`` (n_layers, n_heads, T, T).
     """
     c = config
-    ids, tt = check_input_ids(input_ids, token_type_ids, c)
+    ids = as_int_array("input_ids", input_ids, ndim=1, low=0, high=c.vocab_size, expected="(T,)")
     T = ids.size
+    if not 1 <= T <= c.max_positions:
+        raise ValueError(f"input_ids must hold 1 .. max_positions={c.max_positions} tokens; got {T}.")
+    tt = np.zeros(T, dtype=np.int64) if token_type_ids is None else as_int_array(
+        "token_type_ids", token_type_ids, shape=(T,), low=0, high=c.type_vocab_size, expected="(T,)")
     d, H = c.hidden, c.n_heads
     p = "embeddings."
-    word = check_weight(p + "word_embeddings.weight", weights, (c.vocab_size, d))
-    pos = check_weight(p + "position_embeddings.weight", weights, (c.max_positions, d))
-    typ = check_weight(p + "token_type_embeddings.weight", weights, (c.type_vocab_size, d))
+    word = _weight(weights, p + "word_embeddings.weight", (c.vocab_size, d))
+    pos = _weight(weights, p + "position_embeddings.weight", (c.max_positions, d))
+    typ = _weight(weights, p + "token_type_embeddings.weight", (c.type_vocab_size, d))
     dtype = np.result_type(pos.dtype, np.float32)
     x = word[ids].astype(dtype) + pos[:T] + typ[tt]
-    x = layer_norm(x, check_weight(p + "LayerNorm.weight", weights, (d,)), check_weight(p + "LayerNorm.bias", weights, (d,)), c.layer_norm_eps)
+    x = layer_norm(x, _weight(weights, p + "LayerNorm.weight", (d,)), _weight(weights, p + "LayerNorm.bias", (d,)), c.layer_norm_eps)
     hidden, attn = [x], []
     for layer in range(c.n_layers):
         p = f"encoder.layer.{layer}."
 
         def W(name, shape, _p=p):
-            return check_weight(_p + name, weights, shape)
+            return _weight(weights, _p + name, shape)
 
         def heads(name, _W=W, _x=x):  # (T, d) -> (H, T, d_h)
             y = _dense(_x, _W(f"attention.self.{name}.weight", (d, d)), _W(f"attention.self.{name}.bias", (d,)))
@@ -288,7 +307,9 @@ def mean_pool_normalize(hidden) -> np.ndarray:
     -------
     numpy.ndarray, shape (d,), unit Euclidean norm
     """
-    v = check_pooled(hidden).mean(axis=0)
+    v = as_real_array("hidden", hidden, ndim=2, expected="(T, d)").mean(axis=0)
+    if np.linalg.norm(v) == 0:
+        raise ValueError("the mean token vector is zero; it has no direction to normalise.")
     return v / np.linalg.norm(v)
 
 

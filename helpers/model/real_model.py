@@ -27,8 +27,7 @@ from typing import NamedTuple
 import numpy as np
 from threadpoolctl import ThreadpoolController, threadpool_limits
 
-from ._validate import check_attn, check_margins, check_run, check_token_index, check_token_positions, \
-    check_whole_tokens
+from .._validate import as_int_array, as_real_array, check_int, check_real
 from .encoder import EncoderConfig, EncoderOutput, encoder_forward, mean_pool_normalize
 from .cache import (CONFIG_SHA256, ENV_VAR, FETCH_COMMAND, MODEL_SHA256, PACKAGE, VERSION, VOCAB_SHA256,
                           WeightsMismatchError, WeightsMissingError, cache_dir, fetch, missing_message,
@@ -150,9 +149,20 @@ class MiniLM(NamedTuple):
         -------
         numpy.ndarray, shape (n_layers, n_heads)
         """
-        tokens, out = self.run(text) if run is None else check_run(run, text, self.tokenizer.encode(text).tokens)
-        idx = check_whole_tokens({"pronoun": pronoun, "a": a, "b": b}, text, tokens)
-        return referent_margin(out.attentions, *idx)
+        if run is None:
+            tokens, out = self.run(text)
+        elif not (isinstance(run, tuple) and len(run) == 2 and hasattr(run[1], "attentions")):
+            raise TypeError(f"run must be the pair (tokens, EncoderOutput) that model.run(text) returns; got "
+                            f"{type(run).__name__}{f' of length {len(run)}' if isinstance(run, tuple) else ''}.")
+        elif list(run[0]) != (tokens := self.tokenizer.encode(text).tokens):
+            raise ValueError(f"run holds the tokens {list(run[0])}, not those of {text!r} ({tokens}): pass what "
+                             f"model.run(text) returned for this text.")
+        else:
+            out = run[1]
+        for name, word in (("pronoun", pronoun), ("a", a), ("b", b)):
+            if word not in tokens:
+                raise ValueError(f"{name}={word!r} is not a whole token of {text!r}; its tokens are {tokens}.")
+        return referent_margin(out.attentions, *(tokens.index(w) for w in (pronoun, a, b)))
 
     def embed(self, text: str) -> np.ndarray:
         """The sentence embedding, shape (384,), unit norm (mean pooling + L2 normalisation)."""
@@ -191,9 +201,9 @@ def referent_margin(attn, i: int, a: int, b: int) -> np.ndarray:
     numpy.ndarray, shape (n_layers, n_heads)
         ``attn[l, h, i, a] - attn[l, h, i, b]``; positive means "looks more at a".
     """
-    A = check_attn(attn)
+    A = as_real_array("attn", attn, shape=(None, None, "T", "T"), expected="(n_layers, n_heads, T, T)")
     T = A.shape[-1]
-    i, a, b = (check_token_index(n, v, T) for n, v in (("i", i), ("a", a), ("b", b)))
+    i, a, b = (check_int(n, v, 0, T - 1, note=" (a token index)") for n, v in (("i", i), ("a", a), ("b", b)))
     return A[:, :, i, a] - A[:, :, i, b]
 
 
@@ -211,8 +221,8 @@ def special_share(attn, positions) -> float:
     float
         In [0, 1]; a uniform distribution would give ``len(positions) / T``.
     """
-    A = check_attn(attn)
-    pos = check_token_positions(positions, A.shape[-1])
+    A = as_real_array("attn", attn, shape=(None, None, "T", "T"), expected="(n_layers, n_heads, T, T)")
+    pos = sorted(set(as_int_array("positions", positions, ndim=1, low=0, high=A.shape[-1], note=" (token indices)").tolist()))
     return float(A[..., pos].sum(axis=-1).mean())
 
 
@@ -231,5 +241,7 @@ def flipped_heads(margin_a, margin_b, threshold: float = 0.0) -> list[tuple[int,
     list of (int, int)
         Sorted by layer then head; "flips toward a in sentence A and toward b in sentence B".
     """
-    ma, mb = check_margins(margin_a, margin_b, threshold)
+    ma = as_real_array("margin_a", margin_a, ndim=2, expected="(n_layers, n_heads)")
+    mb = as_real_array("margin_b", margin_b, shape=ma.shape, expected="(n_layers, n_heads)", note=" (the same shape as margin_a)")
+    threshold = check_real("threshold", threshold, 0.0)
     return [(int(l) + 1, int(h) + 1) for l, h in np.argwhere((ma > threshold) & (mb < -threshold))]

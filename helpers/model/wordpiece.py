@@ -22,8 +22,7 @@ import unicodedata
 from collections.abc import Mapping
 from typing import NamedTuple
 
-from .._validate import check_str
-from ._validate import check_vocab
+from .._validate import check_flag, check_text
 
 __all__ = ["load_vocab", "basic_tokenize", "wordpiece", "Encoding", "WordPieceTokenizer"]
 
@@ -100,7 +99,7 @@ def basic_tokenize(text: str, lowercase: bool = True) -> list[str]:
         Words and single punctuation characters, e.g.
         ``basic_tokenize("Didn't!") == ["didn", "'", "t", "!"]``.
     """
-    check_str("text", text)
+    check_text("text", text)
     cleaned = []
     for ch in text:
         cp = ord(ch)
@@ -189,8 +188,12 @@ class WordPieceTokenizer:
     """
 
     def __init__(self, vocab: Mapping[str, int], lowercase: bool = True):
-        self.vocab = dict(check_vocab(vocab))
-        self.lowercase = bool(lowercase)
+        if not isinstance(vocab, Mapping):
+            raise TypeError(f"vocab must be a mapping token -> id; got {type(vocab).__name__}.")
+        if missing := [t for t in ("[CLS]", "[SEP]", "[UNK]") if t not in vocab]:
+            raise ValueError(f"vocab lacks the special token(s) {missing}.")
+        self.vocab = dict(vocab)
+        self.lowercase = check_flag("lowercase", lowercase)
 
     @classmethod
     def from_file(cls, path: str | os.PathLike, lowercase: bool = True) -> WordPieceTokenizer:

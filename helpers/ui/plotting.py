@@ -13,8 +13,7 @@ from collections.abc import Sequence
 import matplotlib.pyplot as plt
 import numpy as np
 
-from .._validate import as_real_array
-from ._validate import check_heatmap_matrix, check_labels
+from .._validate import as_real_array, check_labels
 
 __all__ = [
     "STYLE", "INLINE_PRINT_KWARGS", "MIN_FONT_PT", "MAX_DISPLAY_PX", "DIVERGING_CMAP", "use_style", "displayed_text_sizes",
@@ -131,10 +130,12 @@ def attention_heatmap(
     -------
     matplotlib.image.AxesImage
     """
-    A = check_heatmap_matrix(A)
+    A = as_real_array("A", A, ndim=2, expected="(T_q, T_k)", allow_nonfinite=True)  # -inf: a masked score
+    if np.isnan(A).any():
+        raise ValueError(f"A contains NaN (shape {A.shape}); nothing sensible to draw.")
     tq, tk = A.shape
-    rows = token_labels(tq) if row_labels is None else check_labels("row_labels", row_labels, tq)
-    cols = token_labels(tk) if col_labels is None else check_labels("col_labels", col_labels, tk)
+    rows = token_labels(tq) if row_labels is None else check_labels("row_labels", row_labels, tq, "one label per row")
+    cols = token_labels(tk) if col_labels is None else check_labels("col_labels", col_labels, tk, "one label per column")
     if ax is None:
         _, ax = plt.subplots(figsize=(1.6 + 0.8 * tk, 1.2 + 0.6 * tq))
     shown = np.ma.masked_invalid(A)
@@ -189,7 +190,7 @@ def weights_bar(weights, labels: Sequence[str] | None = None, *, ax=None, title:
     matplotlib.container.BarContainer
     """
     w = as_real_array("weights", weights, ndim=1, expected="(T,)")
-    labels = token_labels(w.shape[0]) if labels is None else check_labels("labels", labels, w.shape[0])
+    labels = token_labels(w.shape[0]) if labels is None else check_labels("labels", labels, w.shape[0], "one label per bar")
     if ax is None:
         _, ax = plt.subplots(figsize=(max(4.0, 0.6 * w.shape[0]), 2.8))
     hi = set(np.atleast_1d(highlight).tolist()) if highlight is not None else set()

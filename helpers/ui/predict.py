@@ -32,8 +32,8 @@ import math
 from collections.abc import Sequence
 from typing import NamedTuple
 
-from ._validate import check_finite_number, check_index, check_options, check_question, check_text, check_tolerances
-from .prediction_keys import ChoiceKey, NumberKey
+from .._validate import check_int, check_real, check_text
+from .prediction_keys import KEYS, QID, ChoiceKey, NumberKey
 
 __all__ = ["Feedback", "grade_choice", "grade_number", "predict_choice", "predict_number", "prediction_key",
            "prediction_explanation", "show_answer"]
@@ -53,18 +53,46 @@ class Feedback(NamedTuple):
     message: str
 
 
+def _question(qid, kind: type) -> ChoiceKey | NumberKey:
+    """The key of question ``qid`` (``"2.N-qK"``), checked to exist and to be of ``kind``."""
+    if not QID.match(check_text("qid", qid)):
+        raise ValueError(f"qid must be a question id like '2.5-q1' (section 2.N, K-th question); got {qid!r}.")
+    if qid not in KEYS:
+        same = sorted(k for k in KEYS if k.split("-")[0] == qid.split("-")[0])
+        raise ValueError(f"qid {qid!r} has no answer key in helpers/ui/prediction_keys.py; keys of that section: {same}.")
+    if not isinstance(KEYS[qid], kind):
+        want = "predict_choice" if isinstance(KEYS[qid], ChoiceKey) else "predict_number"
+        raise TypeError(f"qid {qid!r} is a {type(KEYS[qid]).__name__}; ask it with H.{want}.")
+    return KEYS[qid]
+
+
+def _options(options) -> list[str]:
+    """The options of a choice question: at least 2 distinct non-empty strings."""
+    if isinstance(options, str) or not isinstance(options, Sequence):
+        raise TypeError(f"options must be a list of strings; got {type(options).__name__}.")
+    opts = [check_text(f"options[{i}]", o, nonempty=True) for i, o in enumerate(options)]
+    if len(opts) < 2 or len(set(opts)) != len(opts):
+        raise ValueError(f"options must offer at least 2 distinct choices; got {opts}.")
+    return opts
+
+
+def _index(name: str, value, opts: list[str]) -> int:
+    """``value`` as an index into ``opts``."""
+    return check_int(name, value, 0, len(opts) - 1, note=" (an index into options)")
+
+
 def prediction_key(qid: str) -> int | float:
     """The answer key of question ``qid``: the index of the right option, or the right number.
 
     The reveal cell asserts it against the computation, e.g.
     ``assert H.prediction_key("2.7-q1") == observed``.
     """
-    return check_question(qid, (ChoiceKey, NumberKey)).answer
+    return _question(qid, (ChoiceKey, NumberKey)).answer
 
 
 def prediction_explanation(qid: str) -> str:
     """Why the key of question ``qid`` is right (Chinese); the widget shows it after an answer."""
-    return check_question(qid, (ChoiceKey, NumberKey)).explanation
+    return _question(qid, (ChoiceKey, NumberKey)).explanation
 
 
 def grade_choice(choice, answer: int, options: Sequence[str], explanation: str = "") -> Feedback:
@@ -84,12 +112,12 @@ def grade_choice(choice, answer: int, options: Sequence[str], explanation: str =
     -------
     Feedback
     """
-    opts = check_options(options)
-    answer = check_index("answer", answer, len(opts))
+    opts = _options(options)
+    answer = _index("answer", answer, opts)
     if choice is None:
         return Feedback(False, "还没有选择：先选一个选项，再点「提交预测」。")
-    choice = check_index("choice", choice, len(opts))
-    tail = f"\n解释：{explanation}" if explanation else ""
+    choice = _index("choice", choice, opts)
+    tail = f"\n解释：{check_text('explanation', explanation)}" if explanation else ""
     if choice == answer:
         return Feedback(True, f"✅ 预测正确：「{opts[answer]}」。{tail}")
     return Feedback(False, f"❌ 你选了「{opts[choice]}」，正确答案是「{opts[answer]}」。运行下一格看看实际发生了什么。{tail}")
@@ -111,12 +139,14 @@ def grade_number(value, answer: float, *, rel_tol: float = 0.1, abs_tol: float =
     -------
     Feedback
     """
-    answer = check_finite_number("answer", answer)
-    rel_tol, abs_tol = check_tolerances(rel_tol, abs_tol)
+    answer = check_real("answer", answer)
+    rel_tol, abs_tol = check_real("rel_tol", rel_tol, 0.0), check_real("abs_tol", abs_tol, 0.0)
+    if rel_tol == 0 and abs_tol == 0:
+        raise ValueError("rel_tol and abs_tol must not both be 0 (no answer but the exact one would count).")
     if value is None:
         return Feedback(False, "还没有输入数字：先填一个预测值，再点「提交预测」。")
-    value = check_finite_number("value", value)
-    tail = f"\n解释：{explanation}" if explanation else ""
+    value = check_real("value", value)
+    tail = f"\n解释：{check_text('explanation', explanation)}" if explanation else ""
     if abs(value - answer) <= max(rel_tol * abs(answer), abs_tol):
         return Feedback(True, f"✅ 预测正确：{value:g} 与答案 {answer:g} 足够接近。{tail}")
     direction = "偏大" if value > answer else "偏小"
@@ -128,10 +158,10 @@ def show_answer(qid: str, options: Sequence[str] | None = None) -> Feedback:
 
     ``options`` (the options the notebook shows) is required for a choice question.
     """
-    key = check_question(qid, (ChoiceKey, NumberKey))
+    key = _question(qid, (ChoiceKey, NumberKey))
     if isinstance(key, ChoiceKey):
-        opts = check_options(options)
-        shown = f"「{opts[check_index('answer', key.answer, len(opts))]}」"
+        opts = _options(options)
+        shown = f"「{opts[_index('answer', key.answer, opts)]}」"
     else:
         shown = f"{key.answer:g}"
     return Feedback(False, f"👀 没有预测，直接看答案：{shown}。运行下一格看看实际发生了什么。\n解释：{key.explanation}")
@@ -182,10 +212,10 @@ def predict_choice(qid: str, question: str, options: Sequence[str]) -> None:
     """
     import ipywidgets as widgets
 
-    key = check_question(qid, ChoiceKey)
-    check_text("question", question)
-    opts = check_options(options)
-    answer = check_index(f"the key of {qid}", key.answer, len(opts))
+    key = _question(qid, ChoiceKey)
+    check_text("question", question, nonempty=True)
+    opts = _options(options)
+    answer = _index(f"the key of {qid}", key.answer, opts)
     radio = widgets.RadioButtons(options=[(o, i) for i, o in enumerate(opts)], value=None,
                                  layout=widgets.Layout(width="auto"))
     return _show(question, radio, lambda: grade_choice(radio.value, answer, opts, key.explanation),
@@ -203,8 +233,8 @@ def predict_number(qid: str, question: str) -> None:
     """
     import ipywidgets as widgets
 
-    key = check_question(qid, NumberKey)
-    check_text("question", question)
+    key = _question(qid, NumberKey)
+    check_text("question", question, nonempty=True)
     tol = {"rel_tol": key.rel_tol, "abs_tol": key.abs_tol}
     grade_number(key.answer, key.answer, **tol)  # validates the key
     box = widgets.Text(value="", placeholder="例如 0.5", description="你的预测：",

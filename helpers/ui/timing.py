@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterator
 
 import numpy as np
 
-from .._validate import check_callable, check_positive_int
+from .._validate import check_callable, check_int
 
 __all__ = ["single_blas_thread", "best_time", "median_time", "peak_traced_mib"]
 
@@ -46,14 +46,14 @@ def best_time(fn: Callable[[], object], repeat: int = 5, number: int = 1) -> flo
     The minimum is the run least disturbed by everything else on the machine.
     """
     check_callable("fn", fn, "a function of no arguments (wrap a call in a lambda)")
-    repeat, number = check_positive_int("repeat", repeat), check_positive_int("number", number)
+    repeat, number = check_int("repeat", repeat, 1), check_int("number", number, 1)
     return float(min(_seconds_per_call(fn, number) for _ in range(repeat)))
 
 
 def median_time(fn: Callable[[], object], repeat: int = 10) -> float:
     """Median of ``repeat`` single calls of ``fn``, in seconds (what a user typically waits)."""
     check_callable("fn", fn, "a function of no arguments (wrap a call in a lambda)")
-    repeat = check_positive_int("repeat", repeat)
+    repeat = check_int("repeat", repeat, 1)
     return float(np.median([_seconds_per_call(fn, 1) for _ in range(repeat)]))
 
 

@@ -23,8 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..._validate import as_real_array, check_positive_int
-from ._validate import check_d_k, check_fit, check_inv_temp, check_problem, check_seed
+from ..._validate import as_int_array, as_real_array, check_flag, check_int, check_real, describe
 from .view import (D_MAX, DEFAULT_T, SATURATED, bank_summary, jacobian_norm,
                    score_bank)
 from ...core.softmax import entropy, softmax, softmax_of_checked
@@ -47,8 +46,8 @@ def saturation_rates(d_ks=(8, 32, 128, 512), inv_temp: float = 1.0, n_seeds: int
         ``median_jacobian_norm_<mode>`` — numpy arrays of shape (len(d_ks),) — and
         ``stderr_<mode>``, the binomial standard error sqrt(p (1 - p) / n_seeds) of each rate.
     """
-    d_ks = tuple(check_d_k(d, D_MAX) for d in d_ks)
-    n_seeds = check_positive_int("n_seeds", n_seeds)
+    d_ks = tuple(check_int("d_k", d, 1, D_MAX) for d in d_ks)
+    n_seeds = check_int("n_seeds", n_seeds, 1)
     summary = bank_summary(score_bank(T, n_seeds, d_ks), d_ks, inv_temp)
     out = {"d_ks": d_ks, "n_seeds": n_seeds, "inv_temp": summary.inv_temp}
     for mode in ("unscaled", "scaled"):
@@ -110,11 +109,11 @@ def sampled_saturation_rates(d_ks=(8, 32, 128, 512), inv_temp: float = 1.0, n_dr
         each draw's ``||q|| / sqrt(d_k)`` (the factor that multiplies its scaled scores: an inverse
         temperature of the query's own), and ``saturated_scaled`` (n_draws, len(d_ks)) bool.
     """
-    d_ks = tuple(check_d_k(d, D_MAX) for d in d_ks)
-    inv_temp = check_inv_temp(inv_temp)
-    n_draws = check_positive_int("n_draws", n_draws)
-    T = check_positive_int("T", T)
-    rng = np.random.default_rng(check_seed(seed))
+    d_ks = tuple(check_int("d_k", d, 1, D_MAX) for d in d_ks)
+    inv_temp = check_real("inv_temp", inv_temp, 0.0, 1e3, note=" (1/tau)")
+    n_draws = check_int("n_draws", n_draws, 1)
+    T = check_int("T", T, 1)
+    rng = np.random.default_rng(check_int("seed", seed, 0))
     spread = np.empty((n_draws, len(d_ks)))
     sat = {mode: np.empty((n_draws, len(d_ks)), dtype=bool) for mode in ("unscaled", "scaled")}
     gap, e = np.empty((n_draws, T)), np.empty((n_draws, T))  # two buffers for every d_k: no fresh (n_draws, T) arrays
@@ -151,12 +150,12 @@ def saturation_table(d_ks=(16, 64, 256, 1024), T: int = DEFAULT_T, n_trials: int
         ``jac_norm_median_<tag>`` and ``frac_saturated_<tag>`` (fraction with largest
         weight > 0.99); all floats.
     """
-    T = check_positive_int("T", T)
-    n_trials = check_positive_int("n_trials", n_trials)
-    rng = np.random.default_rng(check_seed(seed))
+    T = check_int("T", T, 1)
+    n_trials = check_int("n_trials", n_trials, 1)
+    rng = np.random.default_rng(check_int("seed", seed, 0))
     rows = []
     for d_k in d_ks:
-        d_k = check_d_k(d_k, D_MAX)
+        d_k = check_int("d_k", d_k, 1, D_MAX)
         raw, _ = draw_scores(rng, n_trials, T, d_k)  # (n_trials, T)
         row = {"d_k": d_k, "std_theory": math.sqrt(d_k), "std_raw": float(raw.std())}
         for tag, s in (("raw", raw), ("scaled", raw / math.sqrt(d_k))):
@@ -204,15 +203,30 @@ def query_loss_and_grad(q, K, V, target, scaled: bool):
     grad : numpy.ndarray, shape (..., d_k)
     weights : numpy.ndarray, shape (..., T)
     """
-    q, K, V, t, batch = check_problem(q, K, V, target)
+    q = as_real_array("q", q, min_ndim=1, expected="(..., d_k)")
+    K = as_real_array("K", K, min_ndim=2, expected="(..., T, d_k)")
+    V = as_real_array("V", V, min_ndim=2, expected="(..., T, d_v) or (T, d_v)")
+    q, K, V, t, batch = _fit(q, K, V, target)
     Vb = np.broadcast_to(V, batch + V.shape[-2:])
     v_t = np.take_along_axis(Vb, t[..., None, None], axis=-2)[..., 0, :]
     loss, grad, a = _loss_and_grad(q, K, Vb, v_t, _scale(K, scaled))
     return (float(loss) if not batch else loss), grad, a
 
 
+def _fit(q, K, V, target):
+    """Shapes and target of already-converted arrays; returns ``q, K, V, target (batch shape), batch``."""
+    batch = K.shape[:-2]
+    if q.shape != batch + K.shape[-1:] or V.shape[-2] != K.shape[-2] or V.shape[:-2] not in ((), batch):
+        raise ValueError(f"shapes do not fit: q {q.shape} (..., d_k), K {K.shape} (..., T, d_k), "
+                         f"V {V.shape} (..., T, d_v) or (T, d_v).")
+    t = as_int_array("target", target, low=0, high=K.shape[-2], note=" (the index of a key)")
+    if t.shape not in ((), batch):
+        raise ValueError(f"target must be an integer or an integer array of shape {batch}; got {describe(t)}.")
+    return q, K, V, np.broadcast_to(t, batch), batch
+
+
 def _scale(K: np.ndarray, scaled: bool) -> float:
-    return 1.0 / math.sqrt(K.shape[-1]) if scaled else 1.0
+    return 1.0 / math.sqrt(K.shape[-1]) if check_flag("scaled", scaled) else 1.0
 
 
 def _loss_and_grad(q, K, Vb, v_t, c):
@@ -242,11 +256,11 @@ def train_query(K, V, target, scaled: bool, *, lr: float = 0.5, steps: int = 200
         Starting query (default zeros: uniform attention).
     """
     K = as_real_array("K", K, min_ndim=2, expected="(..., T, d_k)")
-    steps = check_positive_int("steps", steps)
+    steps = check_int("steps", steps, 1)
     shape = K.shape[:-2] + K.shape[-1:]
     q = np.zeros(shape) if q0 is None else as_real_array("q0", q0, min_ndim=1, expected="(..., d_k)").astype(float)
     V = as_real_array("V", V, min_ndim=2, expected="(..., T, d_v) or (T, d_v)")
-    q, K, V, t, batch = check_fit(q, K, V, target)   # every input checked once; the loop runs unchecked
+    q, K, V, t, batch = _fit(q, K, V, target)   # every input checked once; the loop runs unchecked
     Vb = np.broadcast_to(V, batch + V.shape[-2:])
     v_t = np.take_along_axis(Vb, t[..., None, None], axis=-2)[..., 0, :]
     c = _scale(K, scaled)
@@ -321,11 +335,11 @@ def learning_trials_many(d_ks, n_trials: int = 20, T: int = DEFAULT_T, *, lr: fl
     Each d_k draws its problems from its own generator seeded with ``seed`` (as one call would); all of them,
     unscaled and scaled, then descend in one batched loop (the loop runs in T numbers per problem, whatever d_k).
     """
-    d_ks = tuple(check_d_k(d, D_MAX) for d in d_ks)
-    n_trials = check_positive_int("n_trials", n_trials)
-    T = check_positive_int("T", T)
-    steps = check_positive_int("steps", steps)
-    seed = check_seed(seed)
+    d_ks = tuple(check_int("d_k", d, 1, D_MAX) for d in d_ks)
+    n_trials = check_int("n_trials", n_trials, 1)
+    T = check_int("T", T, 1)
+    steps = check_int("steps", steps, 1)
+    seed = check_int("seed", seed, 0)
     s0, G, c, targets = [], [], [], []
     for d_k in d_ks:
         rng = np.random.default_rng(seed)

@@ -27,8 +27,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..._validate import check_positive_int
-from ._validate import check_bank, check_d_k, check_divide, check_inv_temp, check_seed, check_T, check_weight_rows
+from ..._validate import as_real_array, check_flag, check_int, check_real
 from ...core.softmax import entropy, softmax, softmax_jacobian
 
 __all__ = [
@@ -45,6 +44,8 @@ D_MAX = D_K_OPTIONS[-1]
 INV_TEMP_RANGE = (0.1, 10.0)
 #: Default number of keys.
 DEFAULT_T = 16
+#: the numbers of keys a draw may have
+T_RANGE = (2, 4096)
 #: A row counts as saturated when its largest weight exceeds this.
 SATURATED = 0.99
 _MODES = ("unscaled", "scaled")
@@ -67,7 +68,7 @@ def jacobian_norm(weights) -> np.ndarray:
     numpy.ndarray, shape (...)
         ``||J||_F``: 0 for a one-hot row, 0.5 for two keys sharing the weight equally.
     """
-    a = check_weight_rows(weights)
+    a = as_real_array("weights", weights, min_ndim=1, expected="(..., T)")
     m = np.argmax(a, axis=-1)[..., None]
     a_max = np.take_along_axis(a, m, axis=-1)[..., 0]
     rest = a.copy()
@@ -145,7 +146,7 @@ def fixed_draw(seed: int = 0, T: int = DEFAULT_T) -> tuple[np.ndarray, np.ndarra
     Returns ``(query, keys)`` of shapes ``(D_MAX,)`` and ``(T, D_MAX)``; the
     sample for dimension ``d_k`` is ``query[:d_k]``, ``keys[:, :d_k]``.
     """
-    return _draw(check_seed(seed), check_T(T))
+    return _draw(check_int("seed", seed, 0), check_int("T", T, *T_RANGE))
 
 
 def _draw(seed: int, T: int) -> tuple[np.ndarray, np.ndarray]:
@@ -185,11 +186,11 @@ def saturation_state(d_k: int, inv_temp: float = 1.0, divide: bool = True, seed:
     SaturationView
         Never contains NaN or inf; computing it raises no floating-point warning.
     """
-    d_k = check_d_k(d_k, D_MAX)
-    inv_temp = check_inv_temp(inv_temp)
-    divide = check_divide(divide)
-    seed = check_seed(seed)
-    query, keys = _draw(seed, check_T(T)) if draw is None else draw
+    d_k = check_int("d_k", d_k, 1, D_MAX)
+    inv_temp = check_real("inv_temp", inv_temp, 0.0, 1e3, note=" (1/tau)")
+    divide = check_flag("divide", divide)
+    seed = check_int("seed", seed, 0)
+    query, keys = _draw(seed, check_int("T", T, *T_RANGE)) if draw is None else draw
     raw = keys[:, :d_k] @ query[:d_k]
     root = math.sqrt(d_k)
     return SaturationView(d_k=d_k, inv_temp=inv_temp, divide=divide, seed=seed, T=keys.shape[0],
@@ -207,9 +208,9 @@ def score_bank(T: int = DEFAULT_T, n_seeds: int = 200, d_ks=D_K_OPTIONS, first_s
         ``bank[s, i]`` is ``saturation_state(d_ks[i], seed=first_seed + s).raw_scores``.
         One seed at a time, so the temporaries stay at one draw (T * D_MAX floats).
     """
-    n_seeds = check_positive_int("n_seeds", n_seeds)
-    idx = np.array([check_d_k(d, D_MAX) for d in d_ks]) - 1
-    T, first_seed = check_T(T), check_seed(first_seed)
+    n_seeds = check_int("n_seeds", n_seeds, 1)
+    idx = np.array([check_int("d_k", d, 1, D_MAX) for d in d_ks]) - 1
+    T, first_seed = check_int("T", T, *T_RANGE), check_int("first_seed", first_seed, 0)
     bank = np.empty((n_seeds, len(idx), T))
     for s in range(n_seeds):
         query, keys = _draw(first_seed + s, T)
@@ -247,9 +248,9 @@ def bank_summary(bank: np.ndarray, d_ks=D_K_OPTIONS, inv_temp: float = 1.0) -> B
     inv_temp : float
         Inverse temperature 1/tau applied to both modes.
     """
-    inv_temp = check_inv_temp(inv_temp)
-    d_ks = tuple(check_d_k(d, D_MAX) for d in d_ks)
-    bank = check_bank(bank, len(d_ks))
+    inv_temp = check_real("inv_temp", inv_temp, 0.0, 1e3, note=" (1/tau)")
+    d_ks = tuple(check_int("d_k", d, 1, D_MAX) for d in d_ks)
+    bank = as_real_array("bank", bank, shape=(None, len(d_ks), None), expected="(n_seeds, n_d_ks, T)")
     roots = np.sqrt(np.array(d_ks, dtype=float))[None, :, None]
     out = {"median_max_weight": {}, "median_jacobian_norm": {}, "frac_saturated": {}}
     for mode, scores in zip(_MODES, (inv_temp * bank, inv_temp * bank / roots)):

@@ -21,9 +21,9 @@ import math
 import numpy as np
 
 from ...ui.plotting import DIVERGING_CMAP, STYLE
-from ._validate import check_d_k, check_d_ks_listed, check_explorer_start, check_layout, check_seed, check_T, check_view_fits
-from .view import (D_K_OPTIONS, D_MAX, DEFAULT_T, INV_TEMP_RANGE, SATURATED, bank_summary, fixed_draw, saturation_state,
-                   score_bank)
+from ..._validate import check_choice, check_flag, check_int, check_real
+from .view import (D_K_OPTIONS, D_MAX, DEFAULT_T, INV_TEMP_RANGE, SATURATED, T_RANGE, bank_summary, fixed_draw,
+                   saturation_state, score_bank)
 
 __all__ = ["UNSCALED_COLOR", "SCALED_COLOR", "PRESETS", "SaturationFigure", "SaturationExplorer",
            "saturation_explorer", "small_multiples", "score_limit", "bar_verts", "readout_html", "encode_jpeg"]
@@ -39,15 +39,11 @@ PRESETS = {
     "步骤2 缩放": (1, 1.0, True),
     "步骤3 缩放+1/τ=10": (64, 10.0, True),
 }
-DEFAULTS = {"d_k": 64, "inv_temp": 1.0, "divide": False, "seed": 0}
 
 
 def score_limit(max_abs: float) -> float:
-    """A 'nice' symmetric y-limit >= max_abs from the ladder 1, 2, 5, 10, 20, 50, ...
-
-    The limit changes only when the scores cross a rung, so most moves keep the
-    axes (and the cached background) as they are.
-    """
+    """A 'nice' symmetric y-limit >= max_abs from the ladder 1, 2, 5, 10, 20, 50, ...: it changes only when
+    the scores cross a rung, so most moves keep the axes (and the cached background) as they are."""
     decade = 1.0
     while True:
         for step in (1.0, 2.0, 5.0):
@@ -95,7 +91,7 @@ class SaturationFigure:
         from matplotlib.lines import Line2D
         from matplotlib.patches import Patch
 
-        self.T, self.layout = check_T(T), check_layout(layout)  # "lecture": the 720p projector deck
+        self.T, self.layout = check_int("T", T, *T_RANGE), check_choice("layout", layout, ("full", "lecture"))
         self._band_fill = {c: to_rgba(c, 0.18) for c in (UNSCALED_COLOR, SCALED_COLOR)}
         with matplotlib.rc_context(STYLE):
             self.fig = Figure(figsize=(9.0, 2.5) if self.layout == "lecture" else FIGSIZE, dpi=STYLE["figure.dpi"])
@@ -185,7 +181,8 @@ class SaturationFigure:
 
     def render(self, view, summary) -> bytes:
         """Draw ``view`` (a SaturationView) and ``summary`` (a BankSummary); return JPEG bytes."""
-        check_view_fits(view, self.T)
+        if view.T != self.T:
+            raise ValueError(f"this figure has {self.T} bars; the view has T={view.T}.")
         shown, ghost = view.shown, view.ghost
         c_shown, c_ghost = (SCALED_COLOR, UNSCALED_COLOR) if view.divide else (UNSCALED_COLOR, SCALED_COLOR)
         # the score axis fits the chosen mode: its band and bars stay readable (the scaled band does not widen
@@ -282,21 +279,21 @@ class SaturationExplorer:
                  T: int = DEFAULT_T, n_seeds: int = 200, layout: str = "full"):
         import ipywidgets as W
 
-        d_k, inv_temp = check_explorer_start(d_k, inv_temp, D_K_OPTIONS, INV_TEMP_RANGE)
-        self.T = check_T(T)
-        self._start = {"d_k": d_k, "inv_temp": inv_temp, "divide": bool(divide), "seed": check_seed(seed)}
+        self.T = check_int("T", T, *T_RANGE)
+        self._start = {"d_k": check_choice("d_k", d_k, D_K_OPTIONS), "divide": check_flag("divide", divide),
+                       "inv_temp": check_real("inv_temp", inv_temp, *INV_TEMP_RANGE), "seed": check_int("seed", seed, 0)}
         self.figure = SaturationFigure(self.T, layout=layout)
         self.bank = score_bank(self.T, n_seeds, D_K_OPTIONS)
         self._summaries: dict[float, object] = {}
         self._draw_seed, self._draw = None, None
         self._hold = False
         style = {"description_width": "70px"}
-        self.d_k_slider = W.SelectionSlider(options=list(D_K_OPTIONS), value=d_k, description="d_k", style=style)
-        self.inv_temp_slider = W.FloatLogSlider(value=inv_temp, base=10, min=-1, max=1, step=0.05,
+        self.d_k_slider = W.SelectionSlider(options=list(D_K_OPTIONS), value=self._start["d_k"], description="d_k", style=style)
+        self.inv_temp_slider = W.FloatLogSlider(value=self._start["inv_temp"], base=10, min=-1, max=1, step=0.05,
                                                 description="1/τ（逆温度）", style={"description_width": "90px"},
                                                 readout_format=".2f")
-        self.divide_checkbox = W.Checkbox(value=bool(divide), description="除以 √d_k", indent=False)
-        self.seed_input = W.BoundedIntText(value=check_seed(seed), min=0, max=10**6, description="seed",
+        self.divide_checkbox = W.Checkbox(value=self._start["divide"], description="除以 √d_k", indent=False)
+        self.seed_input = W.BoundedIntText(value=self._start["seed"], min=0, max=10**6, description="seed",
                                            style={"description_width": "40px"}, layout=W.Layout(width="140px"))
         self.preset_buttons = [W.Button(description=name, layout=W.Layout(width="auto")) for name in PRESETS]
         self.reset_button = W.Button(description="重置", button_style="warning", layout=W.Layout(width="auto"))
@@ -375,7 +372,8 @@ def small_multiples(d_ks=(16, 64, 256, 1024), T: int = DEFAULT_T, seed: int = 0,
     import matplotlib.pyplot as plt
     from matplotlib.collections import PolyCollection
 
-    d_ks = check_d_ks_listed([check_d_k(d, D_MAX) for d in d_ks])
+    if not (d_ks := [check_int("d_k", d, 1, D_MAX) for d in d_ks]):
+        raise ValueError("d_ks must list at least one d_k.")
     draw = fixed_draw(seed, T)
     views = [saturation_state(d_k, inv_temp, True, seed, T, draw=draw) for d_k in d_ks]
     step = T + 3                                       # a group of T bars per d_k, three bar widths apart
