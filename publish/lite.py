@@ -148,6 +148,7 @@ def build_helpers_wheel(dest: Path) -> Path:
     Not ``pip wheel`` of the project: that wheel would also carry :mod:`publish` (decks, editions,
     their assets), which no learner's kernel imports and every browser tab would preload."""
     project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    dest.mkdir(parents=True, exist_ok=True)
     files = {p.relative_to(ROOT).as_posix(): p.read_bytes()
              for p in sorted((ROOT / "helpers").rglob("*.py")) if "__pycache__" not in p.parts}
     return make_wheel(dest, project["name"], project["version"], files, project["description"],
@@ -397,12 +398,34 @@ def tree_size(path: Path) -> int:
     return sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
 
 
+def check_out_dir(out_dir: Path) -> None:
+    """Refuse an OUT_DIR that is a file, or a folder holding anything but a browser edition (before building)."""
+    if out_dir.exists() and not out_dir.is_dir():
+        raise SystemExit(f"{out_dir} is a file, not a folder: refusing to overwrite it")
+    if out_dir.is_dir() and any(out_dir.iterdir()) and not (out_dir / "browser-edition.json").exists():
+        raise SystemExit(f"{out_dir} exists and is not a browser edition: refusing to overwrite it")
+
+
+def place(built: Path, out_dir: Path) -> None:
+    """Make ``out_dir`` the site ``built``: its contents, not ``built`` itself, go into the folder.
+
+    ``out_dir`` may be missing (created), empty, or a previous browser edition (emptied first): either
+    way ``out_dir/lab/index.html`` is the lab page. The folder itself is kept (its permissions, a shell
+    standing in it)."""
+    check_out_dir(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    for old in list(out_dir.iterdir()):
+        if old.is_dir() and not old.is_symlink():
+            shutil.rmtree(old)
+        else:
+            old.unlink()
+    for item in list(built.iterdir()):
+        shutil.move(str(item), str(out_dir / item.name))
+
+
 def build(out_dir: Path, cache: Path) -> dict:
     out_dir = out_dir.resolve()
-    if out_dir.exists() and any(out_dir.iterdir()):
-        if not (out_dir / "browser-edition.json").exists():
-            raise SystemExit(f"{out_dir} exists and is not a browser edition: refusing to overwrite it")
-        shutil.rmtree(out_dir)
+    check_out_dir(out_dir)
     manifest: dict = {"pyodide": PYODIDE_VERSION,
                       "sources": {k: {"registry": r, "name": n, "version": v, "file": f, "sha256": s}
                                   for k, (r, n, v, f, s) in SOURCES.items()}}
@@ -426,15 +449,15 @@ def build(out_dir: Path, cache: Path) -> dict:
         manifest["notebooks"] = sorted(p.name for p in (built / "files").glob("*.ipynb"))
         manifest["size_bytes"] = tree_size(built)
         (built / "browser-edition.json").write_text(json.dumps(manifest, indent=1), encoding="utf-8")
-        out_dir.parent.mkdir(parents=True, exist_ok=True)
-        shutil.move(str(built), str(out_dir))
+        place(built, out_dir)
     log(f"wrote {out_dir} ({manifest['size_bytes'] / 2**20:.1f} MiB, {len(manifest['notebooks'])} notebooks)")
     return manifest
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m publish lite", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("out_dir", type=Path, help="where the static site goes (replaced if it is one already)")
+    parser.add_argument("out_dir", type=Path, help="the folder the static site goes into (OUT_DIR/lab/index.html); "
+                        "created if missing, or an empty folder, or a browser edition built before (replaced)")
     parser.add_argument("--cache-dir", type=Path, default=None, help="download cache (default: %(default)s)")
     args = parser.parse_args(argv)
     build(args.out_dir, args.cache_dir or default_cache())
