@@ -69,8 +69,13 @@ def slide_cells(slide: Slide, root: Path) -> SlideCells:
         path = notebook_path(slide.notebook, root)
     except FileNotFoundError as exc:
         raise DeckError(f"slide {slide.name!r}: {exc}") from None
-    where = f"slide {slide.name!r} ({slide.kind}) in {path.name}"
-    parts = [(cell, cell.metadata[CELL_KEY][slide.name]) for cell in _load(slide.notebook, root).cells
+    return _slide_cells(slide, str(path), path.stat().st_mtime)
+
+
+@lru_cache(maxsize=1024)
+def _slide_cells(slide: Slide, path: str, mtime: float) -> SlideCells:
+    where = f"slide {slide.name!r} ({slide.kind}) in {Path(path).name}"
+    parts = [(cell, cell.metadata[CELL_KEY][slide.name]) for cell in _read(path, mtime).cells
              if slide.name in cell.get("metadata", {}).get(CELL_KEY, {})]
     if not parts:
         raise DeckError(f"{where}: no cell carries it in its metadata[{CELL_KEY!r}] (deleted, or its metadata "
