@@ -1,4 +1,8 @@
-"""Project-wide pytest hooks: the strictness switch.
+"""Project-wide pytest hooks: the lanes and the strictness switch.
+
+Lanes (markers): ``notebooks`` (each notebook executed once, notebooks/conftest.py), ``browser``
+(headless Chromium), ``editions`` (web and browser editions), ``grading`` (the nbgrader course); every other
+test is marked ``fast`` here (unit, property, bad-input and house tests: ``python -m pytest -m fast``).
 
 ``SELF_ATTENTION_CH02_STRICT=1`` (set by ``.ci/run``) turns every skip into a failure, with
 the skip's own reason, so a CI run can never pass with a test that did not run. Without it,
@@ -29,3 +33,25 @@ def pytest_runtest_makereport(item, call):
         reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else str(report.longrepr)
         report.outcome = "failed"
         report.longrepr = f"{STRICT_VAR}=1 turns this skip into a failure: {reason}"
+
+
+SLOW_LANES = ("notebooks", "browser", "editions", "grading")
+
+
+def xdist_group(item) -> str:
+    """Under ``-n 2 --dist loadgroup`` (pytest-xdist), what must run in one worker: a file's tests (its module
+    fixtures once; a notebook's cells in order, then its checks), the JupyterLite tests (one site build), the
+    other browser tests (one JupyterLab server and Chromium)."""
+    if item.get_closest_marker("browser"):
+        return "browser-lite" if item.path.name == "test_browser_edition.py" else "browser-lab"
+    return item.path.as_posix()
+
+
+@pytest.hookimpl(tryfirst=True)  # before -m deselects: the lane markers must be there
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if item.path.suffix == ".ipynb":
+            item.add_marker(pytest.mark.notebooks)
+        if not any(item.get_closest_marker(lane) for lane in SLOW_LANES):
+            item.add_marker(pytest.mark.fast)
+        item.add_marker(pytest.mark.xdist_group(xdist_group(item)))

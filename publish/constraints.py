@@ -45,6 +45,10 @@ def render(pyproject_text: str) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
+    import argparse
+
+    argparse.ArgumentParser(prog="python -m publish constraints", description=__doc__,
+                            formatter_class=argparse.RawDescriptionHelpFormatter).parse_args(argv)
     text = render((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
     TARGET.parent.mkdir(exist_ok=True)
     TARGET.write_text(text, encoding="utf-8")

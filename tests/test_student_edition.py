@@ -2,9 +2,10 @@
 
 ``publish/student.py OUT_DIR`` removes the cells tagged ``solution`` or
 ``full-edition-only`` and clears the outputs of the cells tagged ``exercise``. What is left must
-stay true: no student notebook points to a solution cell or to the teacher's guide it lacks. Executed in a fresh kernel, each student notebook
-must run without an error, and each exercise's self-check must say (in Chinese) that the
-exercise is not done yet -- not print a pass line.
+stay true: no student notebook points to a solution cell or to the teacher's guide it lacks. That each
+student notebook runs as the full one does (no solution cell changes what a later cell reads) and that
+each exercise's self-check says 尚未完成 is checked on the notebook lane's one execution of each full
+notebook (``student-edition`` in notebooks/conftest.py), not by executing the series again.
 """
 
 from __future__ import annotations
@@ -91,19 +92,3 @@ def test_the_how_to_use_text_of_the_full_edition_still_explains_solutions_and_th
 def test_the_tool_refuses_to_overwrite_the_teachers_notebooks():
     with pytest.raises(SystemExit):
         _tool().main([str(ROOT / "notebooks")])
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name[:5])
-def test_student_notebook_runs_and_says_not_done(edition, path):
-    from nbclient import NotebookClient
-
-    nb = nbformat.read(edition[path.name], as_version=4)
-    client = NotebookClient(nb, timeout=600, kernel_name="python3", allow_errors=False,
-                            resources={"metadata": {"path": str(ROOT / "notebooks")}})
-    client.execute()  # raises CellExecutionError on any error not tagged raises-exception
-    exercises = [c for c in nb.cells if "exercise" in _tags(c)]
-    for cell in exercises:
-        text = _text(cell.outputs)
-        assert "尚未完成" in text, f"{path.name}: an exercise's self-check did not say (in Chinese) it is not done:\n{text[:400]}"
-        assert "✅" not in text, f"{path.name}: a self-check passed an unfinished exercise:\n{text[:400]}"
