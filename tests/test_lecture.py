@@ -158,6 +158,34 @@ def test_a_cell_cut_short_or_given_the_wrong_role_is_named(tmp_path):
                      r"role 'figure'; the deck shows this slide as a live", message), message
 
 
+@pytest.mark.parametrize("cell_type, entry, message", [
+    ("markdown", {"role": "text", "blocks": 2}, "blocks should be"),
+    ("markdown", {"role": "text", "block": [1]}, "only the keys"),
+    ("markdown", {"role": "caption"}, "a role in"),
+    ("code", {"role": "text"}, "is a code cell; the role 'text' needs a markdown cell"),
+    ("markdown", {"role": "text", "cells": 2}, "made of 2 cells, 1 carry it"),
+])
+def test_a_malformed_entry_is_named(tmp_path, cell_type, entry, message):
+    new = nbformat.v4.new_markdown_cell if cell_type == "markdown" else nbformat.v4.new_code_cell
+    cell = new("## A heading\n\nA paragraph.")
+    cell.metadata[CELL_KEY] = {"02-05/t": entry}
+    nbformat.write(nbformat.v4.new_notebook(cells=[cell]), str(tmp_path / "02-05-x.ipynb"))
+    with pytest.raises(DeckError, match=rf"slide '02-05/t' \(text\) in 02-05-x\.ipynb: .*{re.escape(message)}"):
+        slide_cells(text("02-05/t"), tmp_path)
+
+
+def test_a_live_cell_edited_to_have_no_call_for_its_kwargs_is_named(tmp_path):
+    from publish.deck import check_deck
+    from publish.deck.slides import Deck, Row
+
+    cell = nbformat.v4.new_code_cell("widget = 1")
+    cell.metadata[CELL_KEY] = {"02-10/w": {"role": "live", "kwargs": {"t": 1}}}
+    nbformat.write(nbformat.v4.new_notebook(cells=[cell]), str(tmp_path / "02-10-x.ipynb"))
+    deck = Deck("x", "a deck", (Row("r", "", 1, "", (live("02-10/w", demo=1),)),))
+    with pytest.raises(DeckError, match=r"deck x \(a deck\).*\n  slide 2 \(row r\): slide '02-10/w'.*cannot add its kwargs"):
+        check_deck(deck, tmp_path)
+
+
 def test_a_slide_name_says_its_notebook():
     assert text("02-05/explorer").notebook == "02-05"
     for bad in ("explorer", "02-05", "2-05/explorer", "02-05/Explorer", "02-05/the explorer"):

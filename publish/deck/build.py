@@ -57,6 +57,15 @@ def find_cell(nb: str, cell_id: str, root: Path):
     raise KeyError(f"notebook {nb} has no cell with id {cell_id!r}")
 
 
+#: What each optional key of a cell's entry must hold (:mod:`publish.deck.slides`).
+_ENTRY_VALUES = {
+    "blocks": lambda v: isinstance(v, list) and bool(v) and all(type(b) is int for b in v),
+    "kwargs": lambda v: isinstance(v, dict),
+    "heading": lambda v: isinstance(v, str),
+    "cells": lambda v: type(v) is int and v >= 1,
+}
+
+
 def slide_cells(slide: Slide, root: Path) -> SlideCells:
     """The cells of ``slide``'s notebook that carry its name in ``metadata["slides"]``, checked.
 
@@ -75,8 +84,8 @@ def slide_cells(slide: Slide, root: Path) -> SlideCells:
 @lru_cache(maxsize=1024)
 def _slide_cells(slide: Slide, path: str, mtime: float) -> SlideCells:
     where = f"slide {slide.name!r} ({slide.kind}) in {Path(path).name}"
-    parts = [(cell, cell.metadata[CELL_KEY][slide.name]) for cell in _read(path, mtime).cells
-             if slide.name in cell.get("metadata", {}).get(CELL_KEY, {})]
+    parts = [(cell, entries[slide.name]) for cell in _read(path, mtime).cells
+             if isinstance(entries := cell.get("metadata", {}).get(CELL_KEY), dict) and slide.name in entries]
     if not parts:
         raise DeckError(f"{where}: no cell carries it in its metadata[{CELL_KEY!r}] (deleted, or its metadata "
                         "lost in an edit? put the entry back on the cell: CONTRIBUTING.md, Lecture decks)")
@@ -88,6 +97,10 @@ def _slide_cells(slide: Slide, path: str, mtime: float) -> SlideCells:
         if bad or role not in ROLES:
             raise DeckError(f"{where}: cell {cid} has the entry {part!r}; an entry has a role in {ROLES} "
                             f"and only the keys {sorted(PART_KEYS)}")
+        wrong = [k for k, ok in _ENTRY_VALUES.items() if k in part and not ok(part[k])]
+        if wrong:
+            raise DeckError(f"{where}: cell {cid} has the entry {part!r}; {', '.join(wrong)} should be: blocks a list "
+                            "of block numbers (1 = the first), kwargs a dict, heading a string, cells a count >= 1")
         want = "markdown" if role == "text" else "code"
         if cell.cell_type != want:
             raise DeckError(f"{where}: cell {cid} is a {cell.cell_type} cell; the role {role!r} needs a {want} cell")
@@ -130,6 +143,12 @@ def check_deck(deck: Deck, root: Path | None = None) -> None:
                     text_of(t, root)
                 if s.kind == "figure" and not _images(find_cell(*cells.code, root)):
                     raise DeckError(f"slide {s.name!r}: {cells.code[0]} cell {cells.code[1]} has no committed image output")
+                if cells.kwargs:
+                    try:
+                        apply_kwargs(find_cell(*cells.code, root).source, cells.kwargs)
+                    except (SyntaxError, ValueError) as exc:
+                        raise DeckError(f"slide {s.name!r}: {cells.code[0]} cell {cells.code[1]}: cannot add its "
+                                        f"kwargs {cells.kwargs}: {exc}") from None
             except DeckError as exc:
                 problems.append(f"  slide {n} (row {row.label}): {exc}")
     if problems:
