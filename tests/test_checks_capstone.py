@@ -356,18 +356,32 @@ def test_what_the_hint_allows_is_accepted(capsys):
         assert check_attention_test(t), capsys.readouterr().out
 
 
-def test_the_hint_says_when_bitwise_equality_holds(capsys):
+def test_the_hint_says_when_bitwise_equality_holds(capsys, monkeypatch):
     # review: the old hint ("earlier rows may be required bit-for-bit equal") led learners to
-    # compare f(X)[:k] with f(X[:k]) exactly, which rejects the correct implementation.
+    # compare f(X)[:k] with f(X[:k]) exactly, which rejects the correct implementation wherever the
+    # matrix products of a shorter sequence round differently. Whether they do is the machine's BLAS's
+    # business (on some they happen to agree to the bit), so the correct implementation here rounds by
+    # construction in a way that depends on T -- right to the last bit but one, as a real BLAS may be.
+    import helpers.checks.nb12_capstone_test as capstone_test
+
+    real = capstone_test._make_impl
+
+    def make(kind):
+        f = real(kind)
+        return (lambda X: f(X) * (1 + (X.shape[0] % 2) * 2.0**-52)) if kind == "correct" else f
+
+    monkeypatch.setattr(capstone_test, "_make_impl", make)
+
     def truncated_bitwise(attn_fn):
         X = _rand(6, 4, 0)
         return all(np.array_equal(attn_fn(X)[:k], attn_fn(X[:k])) for k in range(1, 7))
 
+    assert not truncated_bitwise(make("correct")) and truncated_bitwise(make("exact"))
     assert not check_attention_test(truncated_bitwise)
     out = capsys.readouterr().out
     assert "形状不变" in out and "截短" in out, out
     # ... and the claim the hint makes is true for the correct implementation on a grid of shapes
-    f = _make_impl("correct")
+    f = real("correct")
     for T in (2, 5, 9, 17):
         for d in (1, 3, 8, 33):
             X = _rand(T, d, T * d)

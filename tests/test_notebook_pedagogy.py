@@ -23,7 +23,6 @@ NOTEBOOKS = sorted((ROOT / "notebooks").glob("02-*.ipynb"))
 LESSONS = [p for p in NOTEBOOKS if 1 <= int(p.name[3:5]) <= 11]
 CJK = re.compile(r"[\u4e00-\u9fff]")
 HEADING = re.compile(r"^(#{1,6})\s+(.*)$", re.M)
-MAX_HELPER_MODULES = 3
 
 
 def _defined_names(source: str) -> set[str]:
@@ -140,24 +139,6 @@ def test_self_checks_speak_chinese(path):
 
 
 # --------------------------------------------------------------------------- house
-
-
-@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name[:5])
-def test_few_helper_modules_per_notebook(path):
-    modules = set()
-    for cell in _cells(path):
-        if cell["cell_type"] != "code":
-            continue
-        try:
-            tree = ast.parse(_src(cell))
-        except SyntaxError:
-            continue
-        for node in ast.walk(tree):
-            if isinstance(node, ast.ImportFrom) and node.module and node.module.split(".")[0] == "helpers":
-                modules.add(node.module)
-            elif isinstance(node, ast.Import):
-                modules |= {a.name for a in node.names if a.name.split(".")[0] == "helpers"}
-    assert len(modules) <= MAX_HELPER_MODULES, f"{path.name} imports from {sorted(modules)}; use `import helpers as H`"
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name[:5])

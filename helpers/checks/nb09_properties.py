@@ -55,6 +55,7 @@ _DB_WRONG = [
 ]
 
 
+@float_safe
 def check_distance_bias_attention(fn) -> CheckResult:
     """Check ``fn(Q, K, V, slope) -> output`` of shape (T, d_v).
 
