@@ -37,7 +37,7 @@ def _check_dims(name, arr, ndim, min_ndim, shape, expected, note) -> None:
         ndim = len(shape)
     if ndim is not None and arr.ndim not in np.atleast_1d(ndim):
         words = " or ".join(f"{n}-D" for n in np.atleast_1d(ndim))
-        raise ValueError(f"{name} must be {words}{want}; got {arr.ndim}-D ({describe(arr)}).")
+        raise ValueError(f"{name} must be {words}{want}{note}; got {arr.ndim}-D ({describe(arr)}).")
     if min_ndim is not None and arr.ndim < min_ndim:
         raise ValueError(f"{name} must have at least {min_ndim} dimensions{want}; got {arr.ndim}-D ({describe(arr)}).")
     if shape is None:
