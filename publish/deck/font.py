@@ -1,11 +1,19 @@
 """Write the Chinese font the lecture decks ship with (a projector PC may have no CJK font, and the
 deck fetches nothing from another host).
 
-    python -m publish font            # needs Debian's fonts-noto-cjk (apt-get install fonts-noto-cjk)
+    python -m publish font                 # the source font from Debian's fonts-noto-cjk
+    python -m publish font PATH            # or a copy of it / of the SC face alone (NotoSansCJKsc-Regular.otf)
 
-Subsets Noto Sans CJK SC Regular (SIL Open Font License 1.1, Debian package fonts-noto-cjk) to every
-CJK character and full-width punctuation mark used in the notebooks, the helpers' Chinese messages and
-the teacher's guide, the 3,755 characters of GB 2312 level 1 (room for edits) and ASCII; writes an OpenType file into the deck template's static folder.
+Needs fontTools (``pip install -e ".[classroom]"``) and the source font: on Debian/Ubuntu
+``apt-get install fonts-noto-cjk`` (it writes /usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc);
+elsewhere pass the path of NotoSansCJK-Regular.ttc or NotoSansCJKsc-Regular.otf (the Noto CJK release).
+Installing the system font makes the machine itself draw Chinese: to see the deck as a PC without a CJK
+font does, the browser test hides such fonts from Chromium (tests/browser/test_lecture_deck.py).
+
+Subsets Noto Sans CJK SC Regular (SIL Open Font License 1.1) to every CJK character and full-width
+punctuation mark used in the notebooks, the helpers' Chinese messages and the teacher's guide, the
+3,755 characters of GB 2312 level 1 (room for edits) and ASCII; writes an OpenType file into the deck
+template's static folder (the page names it "CH02 Noto Sans SC").
 tests/test_lecture.py fails when a deck slide uses a character the font lacks: then run this again.
 """
 
@@ -46,14 +54,26 @@ def is_cjk(ch: str) -> bool:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from fontTools import subset
-    from fontTools.ttLib import TTCollection
-
-    if not SOURCE.exists():
-        print(f"{SOURCE} is missing: apt-get install fonts-noto-cjk", file=sys.stderr)
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if len(argv) > 1 or (argv and argv[0].startswith("-")):
+        print(__doc__, file=sys.stderr)
+        return 0 if argv and argv[0] in {"-h", "--help"} else 2
+    try:
+        from fontTools import subset
+        from fontTools.ttLib import TTCollection, TTFont
+    except ImportError:
+        print('fontTools is missing: pip install -e ".[classroom]" (or pip install fonttools)', file=sys.stderr)
         return 2
-    fonts = TTCollection(str(SOURCE)).fonts
-    font = next(f for f in fonts if f["name"].getDebugName(1) == FAMILY)
+    source = Path(argv[0]) if argv else SOURCE
+    if not source.is_file():
+        print(f"{source} is missing: apt-get install fonts-noto-cjk (Debian/Ubuntu), or pass the path of "
+              "NotoSansCJK-Regular.ttc / NotoSansCJKsc-Regular.otf", file=sys.stderr)
+        return 2
+    fonts = TTCollection(str(source)).fonts if source.suffix.lower() in {".ttc", ".otc"} else [TTFont(str(source))]
+    font = next((f for f in fonts if f["name"].getDebugName(1) == FAMILY), None)
+    if font is None:
+        print(f"{source} holds no face named {FAMILY!r}", file=sys.stderr)
+        return 2
     chars = sorted({c for c in wanted_text() + gb2312_level1() if is_cjk(c)} | {chr(c) for c in range(0x20, 0x7F)})
     options = subset.Options()
     options.layout_features = ["*"]
@@ -66,4 +86,3 @@ def main(argv: list[str] | None = None) -> int:
     font.save(str(OUT))
     print(f"wrote {OUT.relative_to(ROOT)}: {len(chars)} characters, {OUT.stat().st_size / 1024:.0f} KiB")
     return 0
-

@@ -7,6 +7,9 @@ slide text is >= 24 px, widget labels and readouts >= 18 px, slider tracks >= 30
 see its figure change, and see that ArrowRight on a focused slider or vote still turns the page; answer
 one vote and see the answer appear only then; no code shown, no request to any host but 127.0.0.1. The
 command prints its URL only once Voila's preheated kernel has run the deck, and the page gets that kernel.
+Chromium runs with a fontconfig that hides every CJK system font (a projector PC without one): the deck's own
+font is loaded, and every Chinese character of the title, the votes (question, choices, 提交预测) and the
+formulas' \\text{} is drawn in it (the fonts Chromium drew each element's text with, read through DevTools).
 Screenshots: the title slide and the explorer slide of lecture 1 (artifacts/screenshots/deck-*.png;
 docs/img holds the committed copies).
 """
@@ -16,6 +19,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import time
@@ -24,9 +28,10 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-from conftest import ARTIFACTS, _free_port
+from conftest import ARTIFACTS, CHROMIUM_ARGS, _free_port
 
 from publish.deck import DECKS
+from publish.deck.serve import SHARE
 
 pytestmark = pytest.mark.browser
 
@@ -34,6 +39,32 @@ LOCAL = {"127.0.0.1", "localhost", "::1"}
 # What a notebook reader sees but a projector may not draw (no emoji font: a box) or a class cannot do.
 NOTEBOOK_ONLY = re.compile("[\U0001F300-\U0001FAFF\u2705\u274C]|运行下一格")
 TIMINGS: dict[str, dict] = {}
+# The deck's Chinese font: the family its template declares (@font-face) and the file it ships.
+DECK_FONT = "CH02 Noto Sans SC"
+DECK_FONT_FILE = SHARE / "voila" / "templates" / "ch02-deck" / "static" / "NotoSansSC-ch02.otf"
+HAN = re.compile("[\u4e00-\u9fff]")
+# Fonts that cover Chinese, Japanese or Korean (fontconfig languages): hidden from the test's Chromium.
+CJK_LANGS = ("zh-cn", "zh-tw", "zh-hk", "ja", "ko")
+
+# Every drawn element under the selector whose own text holds a Chinese character: marked data-font-probe=i
+# (for DevTools), with that text and its computed font-family. MathJax's copy for screen readers is not drawn.
+MARK_CHINESE = """sel => {
+  document.querySelectorAll('[data-font-probe]').forEach(e => e.removeAttribute('data-font-probe'));
+  const out = [];
+  document.querySelectorAll(sel).forEach(root => {
+    const walk = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+    let t;
+    while ((t = walk.nextNode())) {
+      const el = t.parentElement;
+      if (!/[\\u4e00-\\u9fff]/.test(t.nodeValue) || !el || el.dataset.fontProbe !== undefined) continue;
+      if (el.closest('mjx-assistive-mml') || !el.getClientRects().length) continue;
+      el.dataset.fontProbe = String(out.length);
+      out.push({own: Array.from(el.childNodes).filter(c => c.nodeType === 3).map(c => c.nodeValue).join(''),
+                family: getComputedStyle(el).fontFamily, tag: el.tagName.toLowerCase()});
+    }
+  });
+  return out;
+}"""
 
 # Everything the checks read from the current slide, in one round trip.
 SLIDE_PROBE = """() => {
@@ -126,15 +157,63 @@ def deck_url(request, tmp_path, chromium_path):
             (ARTIFACTS / "deck-timings.json").write_text(json.dumps(TIMINGS, indent=1), encoding="utf-8")
 
 
+@pytest.fixture(scope="module")
+def no_cjk_fonts(tmp_path_factory) -> dict:
+    """The environment of a Chromium that sees no CJK system font, whatever this machine has installed: a fontconfig
+    that reads the system's configuration and rejects every font covering Chinese, Japanese or Korean."""
+    d = tmp_path_factory.mktemp("fontconfig")
+    rejects = "".join(f"<pattern><patelt name=\"lang\"><string>{lang}</string></patelt></pattern>" for lang in CJK_LANGS)
+    conf = d / "fonts.conf"
+    conf.write_text('<?xml version="1.0"?>\n<!DOCTYPE fontconfig SYSTEM "urn:fontconfig:fonts.dtd">\n<fontconfig>\n'
+                    '  <include ignore_missing="yes">/etc/fonts/fonts.conf</include>\n'
+                    f"  <cachedir>{d / 'cache'}</cachedir>\n"
+                    f"  <selectfont><rejectfont>{rejects}</rejectfont></selectfont>\n</fontconfig>\n", encoding="utf-8")
+    env = {**os.environ, "FONTCONFIG_FILE": str(conf)}
+    if shutil.which("fc-list"):  # fontconfig's own tool, where installed: the configuration hides them
+        seen = subprocess.run(["fc-list", ":lang=zh-cn", "family"], env=env, capture_output=True, text=True,
+                              timeout=300).stdout
+        assert not seen.strip(), f"the test's fontconfig still shows CJK fonts: {seen}"
+    return env
+
+
+@pytest.fixture(scope="module")
+def cjk_less_browser(browser, chromium_path, no_cjk_fonts):
+    """A second Chromium from the session's Playwright, started with the CJK-less fontconfig."""
+    b = browser.browser_type.launch(executable_path=chromium_path, headless=True, args=CHROMIUM_ARGS, env=no_cjk_fonts)
+    try:
+        yield b
+    finally:
+        b.close()
+
+
 @pytest.fixture
-def page720(browser):
-    ctx = browser.new_context(viewport={"width": 1280, "height": 720}, device_scale_factor=1)
+def page720(cjk_less_browser):
+    ctx = cjk_less_browser.new_context(viewport={"width": 1280, "height": 720}, device_scale_factor=1)
     pg = ctx.new_page()
     pg.set_default_timeout(120_000)
     try:
         yield pg
     finally:
         ctx.close()
+
+
+def _deck_font_drew_chinese(pg, cdp, sel: str, where: str) -> list[dict]:
+    """Every drawn element under sel with Chinese in its own text: its computed font-family names the deck's font,
+    and the fonts Chromium drew its text with (DevTools' CSS.getPlatformFontsForNode) give the deck's font file at
+    least one glyph per Chinese character. Returns the elements checked."""
+    from fontTools.ttLib import TTFont
+
+    shipped = TTFont(str(DECK_FONT_FILE))["name"].getDebugName(1)  # the family name inside the shipped file
+    found = pg.evaluate(MARK_CHINESE, sel)
+    root = cdp.send("DOM.getDocument", {"depth": 0})["root"]["nodeId"]
+    for i, el in enumerate(found):
+        assert DECK_FONT in el["family"], f"{where}: <{el['tag']}> {el['own']!r} is set in {el['family']}"
+        node = cdp.send("DOM.querySelector", {"nodeId": root, "selector": f'[data-font-probe="{i}"]'})["nodeId"]
+        fonts = cdp.send("CSS.getPlatformFontsForNode", {"nodeId": node})["fonts"]
+        ours = sum(f["glyphCount"] for f in fonts if f["isCustomFont"] and f["familyName"] == shipped)
+        assert ours >= len(HAN.findall(el["own"])), \
+            f"{where}: <{el['tag']}> {el['own']!r} was drawn with {fonts}, not the deck's font ({shipped})"
+    return found
 
 
 def _move_sliders(pg, n: int, budget_s: float) -> None:
@@ -237,10 +316,20 @@ def test_deck(deck_url, page720, widget_budget_s):
     assert "Using pre-heated kernel" in voila_log, f"deck {key}: Voila did not use the preheated kernel:\n{voila_log[-2000:]}"
     count = pg.evaluate("() => window.deck.count")
     assert count == len(DECKS[key].slides) + 1
+    # The deck's own Chinese font: requested and loaded (not left "unloaded" by a font stack without it), and the
+    # title's Chinese drawn in it on a browser that sees no CJK system font.
+    faces = pg.evaluate("f => Array.from(document.fonts).filter(x => x.family.replace(/[\"']/g, '') === f)"
+                        ".map(x => x.status)", DECK_FONT)
+    assert faces == ["loaded"], f"deck {key}: the font face {DECK_FONT!r} is {faces}"
+    cdp = pg.context.new_cdp_session(pg)
+    cdp.send("DOM.enable")
+    cdp.send("CSS.enable")
+    assert _deck_font_drew_chinese(pg, cdp, ".deck-current .deck-body", f"deck {key} slide 1"), \
+        f"deck {key}: no Chinese on the title slide"
     if key == "1":
         ARTIFACTS.mkdir(parents=True, exist_ok=True)
         pg.screenshot(path=ARTIFACTS / "deck-title.png")
-    voted = False
+    voted, choices = False, 0
     for n in range(1, count + 1):
         if n > 1:
             pg.keyboard.press("ArrowRight")
@@ -264,18 +353,39 @@ def test_deck(deck_url, page720, widget_budget_s):
                 if key == "1":
                     pg.screenshot(path=ARTIFACTS / "deck-explorer.png")
                 _move_sliders(pg, n, widget_budget_s)
-            elif not voted:
-                _answer_vote(pg, n, widget_budget_s)
-                voted = True
-                _fits_and_reads(key, n, pg.evaluate(SLIDE_PROBE))
-            else:
-                _fits_and_reads(key, n, _reveal(pg, n, widget_budget_s))
+            else:  # a vote, before it is answered: its question, choices and buttons in the deck's font
+                drawn = _deck_font_drew_chinese(pg, cdp, ".deck-current .deck-live", f"deck {key} slide {n}")
+                assert any(d["tag"] == "button" and d["own"].strip() == "提交预测" for d in drawn), \
+                    f"deck {key} slide {n}: no 提交预测 button among {[d['own'] for d in drawn]}"
+                choices += sum(d["tag"] == "label" for d in drawn)
+                if not voted:
+                    _answer_vote(pg, n, widget_budget_s)
+                    voted = True
+                    _fits_and_reads(key, n, pg.evaluate(SLIDE_PROBE))
+                else:
+                    _fits_and_reads(key, n, _reveal(pg, n, widget_budget_s))
     pg.keyboard.press("Home")
     assert pg.evaluate("() => window.deck.current()") == 0
     maths = pg.evaluate("() => document.querySelectorAll('mjx-container').length")
     raw = pg.evaluate("() => Array.from(document.querySelectorAll('.deck-body')).filter(b => /\\$\\$|\\\\frac|\\\\mathbb/.test(b.innerText)).length")
     if key != "lab":
         assert maths > 0 and raw == 0, f"deck {key}: maths not typeset ({maths} formulas, {raw} slides with raw TeX)"
+    # Chinese inside a formula (\text{...}): MathJax's own fonts have none; every such slide, shown in turn.
+    pg.wait_for_function("() => document.body.dataset.deckMaths", timeout=60_000)
+    in_maths = pg.evaluate("() => Array.from(document.querySelectorAll('.deck-slide')).map((s, i) => ["
+                           " i, Array.from(s.querySelectorAll('mjx-container')).some(m => /[\\u4e00-\\u9fff]/.test("
+                           "Array.from(m.children).filter(c => c.tagName !== 'MJX-ASSISTIVE-MML').map(c => c.textContent).join('')))])"
+                           ".filter(x => x[1]).map(x => x[0])")
+    for i in in_maths:
+        pg.evaluate("i => window.deck.show(i)", i)
+        drawn = _deck_font_drew_chinese(pg, cdp, ".deck-current mjx-container", f"deck {key} slide {i + 1}'s maths")
+        assert drawn, f"deck {key} slide {i + 1}: its formula's Chinese is not drawn"
+        if key == "2" and not (ARTIFACTS / "deck-maths-text.png").exists():
+            pg.screenshot(path=ARTIFACTS / "deck-maths-text.png")
+    if key == "2":  # 2.10's causal mask: M_ij = 0 (\text{过去和自己：保留}) / -inf (\text{未来：去掉})
+        assert in_maths, f"deck {key}: no formula with Chinese in it was found"
+    if key == "1":  # lecture 1's votes offer choices in Chinese
+        assert choices, f"deck {key}: no vote choice in Chinese was checked"
     if key in ("1", "2"):
         assert voted, f"deck {key} has no vote"
     assert not _foreign(requests), f"deck {key} asked other hosts: {_foreign(requests)[:5]}"
