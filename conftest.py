@@ -40,10 +40,13 @@ SLOW_LANES = ("notebooks", "browser", "editions", "grading")
 
 def xdist_group(item) -> str:
     """Under ``-n 2 --dist loadgroup`` (pytest-xdist), what must run in one worker: a file's tests (its module
-    fixtures once; a notebook's cells in order, then its checks), the JupyterLite tests (one site build), the
-    other browser tests (one JupyterLab server and Chromium)."""
+    fixtures once; a notebook's cells in order, then its checks), each half of the JupyterLite notebooks (their
+    workers share one site build), the other browser tests (one JupyterLab server)."""
     if item.get_closest_marker("browser"):
-        return "browser-lite" if item.path.name == "test_browser_edition.py" else "browser-lab"
+        if item.path.name == "test_browser_edition.py":  # ~30 s a notebook in Pyodide: two halves, one site build
+            name = getattr(getattr(item, "callspec", None), "params", {}).get("name", "")
+            return f"browser-lite-{int(name[3:5]) % 2 if name[3:5].isdigit() else 0}"
+        return "browser-lab"
     return item.path.as_posix()
 
 

@@ -69,9 +69,18 @@ def _cache(mod) -> Path:
 
 
 @pytest.fixture(scope="session")
-def site_dir(builder, tmp_path_factory) -> Path:
-    out = tmp_path_factory.mktemp("browser-edition") / "site"
-    builder.build(out, _cache(builder))
+def site_dir(builder, tmp_path_factory, worker_id) -> Path:
+    """One build per run: under pytest-xdist the workers that run these tests share it (the first builds it
+    while holding a lock on the run's common temporary folder; the others wait and reuse it)."""
+    import fcntl
+
+    base = tmp_path_factory.getbasetemp()
+    shared = base.parent if worker_id != "master" else base
+    out = shared / "browser-edition-site"
+    with open(shared / "browser-edition-site.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not (out / "browser-edition.json").is_file():
+            builder.build(out, _cache(builder))
     return out
 
 
