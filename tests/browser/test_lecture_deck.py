@@ -464,4 +464,15 @@ def test_the_voila_route_uses_the_installed_templates(voila_route, page720):
     assert pg.evaluate("() => window.deck.count") == len(DECKS["1"].slides) + 1
     assert pg.evaluate("() => document.querySelectorAll('mjx-container').length") > 0
     assert "Error displaying widget" not in pg.evaluate("() => document.body.innerText")
+    # Voila's own page script: the deck's Chinese font all the same (the title; the first vote and its 提交预测).
+    cdp = pg.context.new_cdp_session(pg)
+    cdp.send("DOM.enable")
+    cdp.send("CSS.enable")
+    assert _deck_font_drew_chinese(pg, cdp, ".deck-current .deck-body", "the route's deck, slide 1")
+    pg.evaluate("() => window.deck.show(Array.from(document.querySelectorAll('.deck-slide'))"
+                ".findIndex(s => s.dataset.kind === 'vote'))")
+    drawn = _deck_font_drew_chinese(pg, cdp, ".deck-current .deck-live", "the route's deck, its first vote")
+    assert any(d["tag"] == "button" and d["own"].strip() == "提交预测" for d in drawn), [d["own"] for d in drawn]
+    assert pg.evaluate("f => Array.from(document.fonts).filter(x => x.family.replace(/[\"']/g, '') === f)"
+                       ".map(x => x.status)", DECK_FONT) == ["loaded"]
     assert not _foreign(requests), f"the deck on the Voila route asked other hosts: {_foreign(requests)[:5]}"
