@@ -23,7 +23,7 @@ at its peak decides how many students one server takes.
   sharing of the cores).
 
 Linux only for the numbers (``/proc``); elsewhere the figure says so and returns. No test
-asserts on these timings; ``tests/test_memory_budget.py`` guards the memory budget.
+asserts on these timings; the notebook lane's ``kernel-memory`` check (notebooks/conftest.py) guards the memory budget.
 
 The time until the presentation view (Voila) of 02-05 shows live sliders (issue 16, target
 <= 5 s) is measured by :func:`voila_time_to_live_sliders`, a hook left for the Voila setup.
