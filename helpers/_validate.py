@@ -45,7 +45,7 @@ def _check_dims(name, arr, ndim, min_ndim, shape, expected, note) -> None:
     seen = {}
     ok = all(n == s if isinstance(s, int) else s is None or seen.setdefault(s, n) == n for n, s in zip(arr.shape, shape))
     if not ok:
-        words = expected.strip("()").split(", ") if expected else []
+        words = expected.strip("()").rstrip(",").split(", ") if expected else []
         words = words if len(words) == len(shape) else ["*"] * len(shape)
         parts = [str(s) if isinstance(s, (int, str)) else w for s, w in zip(shape, words)]
         pattern = f"({parts[0]},)" if len(parts) == 1 else f"({', '.join(parts)})"

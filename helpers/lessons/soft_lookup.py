@@ -163,8 +163,10 @@ def ratio_weights(sim) -> np.ndarray:
     ValueError
         If some ``sim`` is negative or they sum to 0.
     """
-    s = as_real_array("sim", sim, ndim=1, expected="(n,)", nonnegative=True,
-                      note=" (sim_i / sum(sim) is a distribution only for non-negative sim; exp(score) is one: that is softmax)")
+    s = as_real_array("sim", sim, ndim=1, expected="(n,)")
+    if (s < 0).any():
+        raise ValueError(f"sim_i / sum(sim) is only a distribution for non-negative sim; got min {s.min():.4g}. "
+                         "Make scores positive first, e.g. exp(score) (that is softmax).")
     if s.sum() == 0:
         raise ValueError(f"sim is empty or its entries sum to 0, so sim / sum(sim) divides by zero; got {s.tolist()}.")
     return s / s.sum()
