@@ -33,6 +33,7 @@ FIGURES = {
     "browser_edition": "Browser edition: 2.5 to its first live slider",
     "lecture": "Lecture deck: first live widget vs a bare kernel",
     "lecture_breakdown": "Lecture deck page: where its time goes",
+    "ci": "CI: bash .ci/run on a fresh clone, this commit vs a baseline",
 }
 
 _MARK = re.compile(r"^<!-- figure: ([\w-]+) -->$", re.M)
