@@ -14,6 +14,10 @@ guide in ``docs/teaching/``:
 - everything is served by the site itself: MathJax 2.7 (from ``jupyter-server-mathjax``),
   the theme's fonts and scripts; no CDN (MyST-NB's require.js / widget-manager URLs are
   switched off) -- the build fails if a page would load anything from another host;
+- the build also fails if a page's prose still shows Markdown or TeX markup (``**``, ``$``, ``\\frac``,
+  a backtick ...) once rendered: see ``prose_markup``;
+- the Sphinx project's own files (conf.py, the search's query splitter, the style sheet) are real
+  files in ``publish/templates/web/``, copied as they are;
 - ``--student`` builds it from the student edition instead (no solutions, no guide);
 - a widget cannot run in a static page: each widget output is replaced by a *still* of its
   first view (see ``publish/web_stills.py``: the build runs each notebook with a
@@ -230,8 +234,10 @@ def foreign_references(out: Path) -> list[str]:
 # MathJax typesets (a $$ MyST did not read as maths shifts every later $ of its paragraph), a
 # backtick of a code span that did not close (or Markdown inside raw HTML, which is not parsed).
 PROSE_MARKUP = re.compile(r"\*\*|__|\$|`|\\[A-Za-z]+|\\[()\[\]]")
-# What is not prose: code, scripts, the page head, and the maths (class "math": MathJax typesets it).
+# What is not prose: code, scripts, the page head, the maths (class "math": MathJax typesets it) and a
+# widget's still (class "widget-still": the widget's own text, drawn as JupyterLab draws it, never markdown).
 _NOT_PROSE = {"pre", "code", "kbd", "samp", "tt", "script", "style", "textarea", "head", "math", "svg"}
+_NOT_PROSE_CLASSES = {"math", "widget-still"}
 _VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"}
 
 
@@ -247,7 +253,7 @@ class _ProseText(HTMLParser):
     def handle_starttag(self, tag, attrs):
         if tag in _VOID:
             return
-        skip = tag in _NOT_PROSE or "math" in (dict(attrs).get("class") or "").split()
+        skip = tag in _NOT_PROSE or bool(_NOT_PROSE_CLASSES & set((dict(attrs).get("class") or "").split()))
         self.open.append((tag, skip))
         self.hidden += skip
 

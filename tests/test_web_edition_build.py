@@ -137,13 +137,15 @@ CLEAN = ('<html><head><title>a $ b</title><script>var x = "**" + `t`;</script></
          '<p>写成</p><div class="math notranslate nohighlight">\\[\\frac{q\\cdot k_j}{\\sqrt{d_k}}\\]</div>'
          '<p>因子 <span class="math notranslate nohighlight">\\(\\|q\\|/\\sqrt{d_k}\\)</span> <strong>乘</strong>在'
          '分数上<br>运行 <code class="docutils literal"><span class="pre">x[&quot;**&quot;]</span></code></p>'
-         '<pre>print(f"${a}__{b}`")</pre><summary>（<code>python -m publish deck 1</code>）</summary></body></html>')
+         '<pre>print(f"${a}__{b}`")</pre><summary>（<code>python -m publish deck 1</code>）</summary>'
+         '<div class="widget-still"><div class="still-box"><b>🤔 先预测，再运行：</b>`didn&#x27;t` 会被切成几个 token？</div></div>'
+         '</body></html>')
 
 
 @pytest.mark.parametrize("form", PLANTED)
 def test_the_build_fails_on_markup_left_in_prose(tmp_path, form):
-    """Each planted form is found on its page; the same page without it passes (code, pre, maths, the head
-    and scripts are not prose)."""
+    """Each planted form is found on its page; the same page without it passes (code, pre, maths, the head,
+    scripts and a widget's still -- the widget's own text, as JupyterLab shows it -- are not prose)."""
     assert web.prose_markup(CLEAN) == []
     (tmp_path / "notebooks").mkdir()
     (tmp_path / "notebooks" / "ok.html").write_text(CLEAN, encoding="utf-8")
