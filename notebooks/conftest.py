@@ -32,15 +32,17 @@ from pathlib import Path
 import pytest
 from nbval.plugin import IPyNbCell
 
+from publish.notebooks import EXERCISE, SOLUTION
+
 REAL_MODEL_NOTEBOOK = "02-13-real-model-attention.ipynb"
 MEMORY_NOISE = 1.05
 HIDDEN_TIMEOUT = 300
 MARK = "__CH02_LANE__"
 
 #: Run hidden in each notebook's kernel before its first cell (names start with __ch02_: no notebook reads them).
-PROBE = r"""
+PROBE = f"__ch02_MARK = {MARK!r}\n" + r"""
 def __ch02_install():
-    import hashlib, types
+    import hashlib
     from matplotlib.backend_bases import FigureCanvasBase
     from helpers.ui.plotting import displayed_text_sizes
     texts = []
@@ -78,7 +80,7 @@ def __ch02_install():
                 peak = next(int(l.split()[1]) / 1024 for l in fh if l.startswith("VmHWM:"))
         except OSError:
             pass
-        print("__CH02_LANE__" + json.dumps({"figure_texts": texts, "hwm_mib": peak}))
+        print(__ch02_MARK + json.dumps({"figure_texts": texts, "hwm_mib": peak}))
 
     return fingerprint, report
 
@@ -91,7 +93,7 @@ AFTER_SOLUTION = r"""
 def __ch02_changed():
     import json
     after = __ch02_fingerprint()
-    print("__CH02_LANE__" + json.dumps(sorted(k for k, v in __ch02_before.items() if after.get(k) != v)))
+    print(__ch02_MARK + json.dumps(sorted(k for k, v in __ch02_before.items() if after.get(k) != v)))
 __ch02_changed()
 del __ch02_changed
 """
@@ -170,7 +172,7 @@ def pytest_runtest_call(item):
         RECORDS[path] = Record()
         _hidden(kernel, PROBE)
     record = RECORDS.get(path)
-    solution = "solution" in _tags(item)
+    solution = SOLUTION in _tags(item)
     if solution and record is not None:
         _hidden(kernel, BEFORE_SOLUTION)
     yield
@@ -179,7 +181,7 @@ def pytest_runtest_call(item):
     record.cells_run += 1
     if solution:
         record.solution_changes[item.cell_num] = json.loads(_hidden(kernel, AFTER_SOLUTION) or "[]")
-    if "exercise" in _tags(item):
+    if EXERCISE in _tags(item):
         record.exercise_outputs[item.cell_num] = _text(getattr(item, "test_outputs", []))
     if item.cell_num == _code_cells(item) - 1 and kernel.is_alive():
         report = json.loads(_hidden(kernel, REPORT))
@@ -252,7 +254,7 @@ def _read_later(path: Path, n: int) -> set[str]:
     import nbformat
 
     code = [c for c in nbformat.read(path, as_version=4).cells if c.cell_type == "code"]
-    later = "\n".join(c.source for c in code[n + 1:] if "solution" not in c.metadata.get("tags", []))
+    later = "\n".join(c.source for c in code[n + 1:] if SOLUTION not in c.metadata.get("tags", []))
     names = set(re.findall(r"[A-Za-z_]\w*", later)) | {"np.geterr"}
     if re.search(r"np\.random\.(?!default_rng\b|Generator\b)\w+", later):
         names.add("np.random (global)")

@@ -1,7 +1,7 @@
 """Write constraints/lowest.txt: every direct dependency pinned to the lower bound pyproject.toml allows.
 
 CI installs the project a second time with ``pip install -c constraints/lowest.txt -e ".[test]"``
-and runs the whole suite, so the declared ranges are tested at both ends. The file is
+and runs what can differ there (the fast and notebook lanes), so the declared ranges are tested at both ends. The file is
 generated, never edited: ``tests/test_environment_files.py`` fails when it drifts from
 pyproject.toml. Run ``python -m publish constraints`` after changing a lower bound.
 """

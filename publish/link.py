@@ -7,7 +7,7 @@
 The hub must have nbgitpuller installed (``pip install nbgitpuller`` in the hub's user image).
 Clicking the link clones the repository into the student's home on first use and merges
 updates afterwards without overwriting the student's own edits, then opens the notebook.
-For a student edition, push the output of ``publish/student.py`` to its own
+For a student edition, push the output of ``python -m publish student`` to its own
 repository (or branch) and link that with ``--layout flat``: there the notebooks sit at the top of
 the repository instead of in ``notebooks/``. Either way the notebook must be one of this series'
 (``notebooks/02-*.ipynb``; the student edition has the same file names): a misspelt name is

@@ -9,7 +9,7 @@ from PyPI when the site runs: the kernel's ``pyodideUrl`` points at the bundled 
 PyPI fallback is off, and every package it may load is listed, with its sha256, in the site's
 own ``static/pyodide/pyodide-lock.json``. Serve OUT_DIR from any static web server.
 
-Sources, all pinned by version and sha256 (see SOURCES; README, "Browser edition", says why):
+Sources, all pinned by version and sha256 (see SOURCES; docs/design/browser-edition-pins.md says why):
 
 - the Pyodide 0.27.7 core (``pyodide.js``, ``pyodide.asm.wasm``, the standard library and the
   official ``pyodide-lock.json`` with the sha256 of every official wheel) from npm;
@@ -458,7 +458,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m publish lite", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("out_dir", type=Path, help="the folder the static site goes into (OUT_DIR/lab/index.html); "
                         "created if missing, or an empty folder, or a browser edition built before (replaced)")
-    parser.add_argument("--cache-dir", type=Path, default=None, help="download cache (default: %(default)s)")
+    parser.add_argument("--cache-dir", type=Path, default=None, help="download cache (default: $SELF_ATTENTION_CH02_CACHE or ~/.cache/self-attention-ch02, subfolder browser-edition)")
     args = parser.parse_args(argv)
     build(args.out_dir, args.cache_dir or default_cache())
     return 0

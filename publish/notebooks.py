@@ -20,9 +20,6 @@ SHARE = Path(__file__).resolve().parent / "share"
 SOLUTION = "solution"                # a reference answer: removed from the student edition, committed unrun
 EXERCISE = "exercise"                # the learner's stub: outputs cleared in the student edition
 FULL_ONLY = "full-edition-only"      # prose true only of the full notebooks
-RAISES = "raises-exception"          # a cell whose error is the lesson
-IGNORE_OUTPUT = "nbval-ignore-output"  # timing and widget cells: output not compared
-PREDICT = "predict"                  # a predict-then-run question
 
 KERNELSPEC = {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}
 
@@ -44,8 +41,8 @@ NOTEBOOKS = ROOT / "notebooks"
 
 
 def series(root: str | os.PathLike | None = None) -> list[Path]:
-    """Every notebook of the series, in order (``02-00`` ... ``02-13``)."""
-    return sorted(Path(root or NOTEBOOKS).glob("02-*.ipynb"))
+    """Every notebook of the series, in order (``02-00`` ... ``02-13``), from :func:`notebooks_dir`."""
+    return sorted(notebooks_dir(root).glob("02-*.ipynb"))
 
 
 def tags(cell) -> set[str]:

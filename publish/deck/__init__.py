@@ -9,8 +9,8 @@ cell on a slide (``metadata["slides"] = {"02-05/explorer": {"role": "live", ...}
 named on its cells, so a cell that moves or gets a new id keeps its slide, and one that is deleted,
 loses its entry or no longer has the blocks it names fails the build naming the deck and the slide),
 :mod:`publish.deck.build` finds a deck's cells, builds the deck notebook and times it,
-:mod:`publish.deck.serve` starts Voila with the ``ch02-deck`` template that ships in this package
-(``templates/``).
+:mod:`publish.deck.serve` starts Voila with the ``ch02-deck`` template that ships in the build
+package (``publish/share/jupyter/voila/templates/ch02-deck``).
 """
 
 from .build import (build_notebook, check_deck, notebooks_dir, plan_markdown, row_minutes, schedule, schedule_markdown,
