@@ -66,10 +66,14 @@ def test_stub_and_bad_returns_do_not_raise(capsys):
     assert "需要传入一个函数" in capsys.readouterr().out
 
 
-@pytest.mark.parametrize("row", [0, 5, 2.0, True, "2"])
-def test_invalid_row(row):
-    with pytest.raises(ValueError, match="row must be 1, 2, 3 or 4"):
-        check_worked_example_row(_row2, row=row)
+@pytest.mark.parametrize("row, said", [(0, "传入的是 0"), (9, "传入的是 9"), (2.0, "一个小数 2.0"), (True, "True（bool"),
+                                       ("2", "'2'（str"), ("a", "'a'（str")])
+def test_invalid_row_is_a_verdict_not_a_traceback(row, said, capsys):
+    # row is typed in the exercise cell: a wrong one gets a Chinese verdict line, never a ValueError (review)
+    result = check_worked_example_row(_row2, row=row)
+    out = capsys.readouterr().out
+    assert not result and out.startswith("\u274c") and "row 只能是整数 1、2、3 或 4" in out and said in out, out
+    assert "Traceback" not in out and "Error" not in out
 
 
 def test_classic_slips_fail(capsys):
@@ -138,8 +142,9 @@ test_review_row_accepts, test_review_row_names_the_slip = check_table(
 import numpy as np  # noqa: E402
 
 _EX = H.book.exact_values()
-A_printed, out_printed = _EX["A"].copy(), _EX["output"].copy()          # what the notebook's globals A, out hold
+A, out = _EX["A"].copy(), _EX["output"].copy()          # the notebook's globals A, out, under the notebook's names
 Q_nb, K_nb, V_nb = _EX["Q"], _EX["K"], _EX["V"]
+A_mine = _EX["A"].copy()                                # the learner's own matrix from an earlier cell of theirs
 
 
 def _by_hand_from_globals():
@@ -149,11 +154,27 @@ def _by_hand_from_globals():
 
 
 @pytest.mark.parametrize("fn, accepted", [
-    (lambda: (A_printed[1], out_printed[1]), False),             # copies both printed rows
-    (lambda: (A_printed[1], A_printed[1] @ V_nb), False),         # copies the weights, computes the output
+    (lambda: (A[1], out[1]), False),                              # copies both printed rows
+    (lambda: (A[1], A[1] @ V_nb), False),                         # copies the weights, computes the output
     (_by_hand_from_globals, True),                                # reads the inputs Q, K, V: that is the task
-], ids=["A[1], out[1]", "A[1] @ V", "by hand from Q, K, V"])
+    (lambda: (A_mine[1], A_mine[1] @ V_nb), True),                # the learner's own earlier work is not "read above"
+], ids=["A[1], out[1]", "A[1] @ V", "by hand from Q, K, V", "own A_mine"])
 def test_row_by_hand_refuses_the_printed_result(fn, accepted, capsys):
     assert bool(check_worked_example_row(fn, row=2)) is accepted
     out = capsys.readouterr().out
     assert ("已经算好的" in out) is (not accepted), out
+
+
+# ---- rounded weights or outputs: the hint names the rounding actually done, not S' rounded to 2 (review) -------
+
+_W2, _OUT2 = _EX["A"][1], _EX["output"][1]
+_BOOK = {q.key: H.book.book_array(q) for q in H.book.BOOK_QUANTITIES}
+
+test_rounding_accepts, test_rounding_names_the_slip = check_table(
+    lambda fn: check_worked_example_row(fn, row=2), [lambda: (_W2.copy(), _OUT2.copy())], {
+        "book's printed row (2.8's own demo cell)": (lambda: (_BOOK["A_row2"], _BOOK["output"][1]), "书里印出来的数字"),
+        "weights rounded to 3 decimals": (lambda: (np.round(_W2, 3), np.round(_W2, 3) @ V_nb), "权重只保留了 3 位小数"),
+        "weights copied at 4 decimals": (lambda: (np.round(_W2, 4), np.round(_W2, 4) @ V_nb), "权重只保留了 4 位小数"),
+        "output rounded to 3 decimals": (lambda: (_W2, np.round(_OUT2, 3)), "输出被四舍五入"),
+        "output rounded to 4 decimals": (lambda: (_W2, np.round(_OUT2, 4)), "输出被四舍五入"),
+    })

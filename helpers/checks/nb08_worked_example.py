@@ -46,14 +46,34 @@ def _row_wrongs(r: int) -> list[Wrong]:
         if 0 <= other < 4:
             wrongs.append(Wrong(f"你算的是第 {other + 1} 行（书中的行从 1 开始数）：第 {r + 1} 个 token 在从 0 开始的下标里是 {r}。",
                                 (lambda o: lambda k: by_hand(row=o)[k])(other)))
+    w, out = by_hand()
+    book_w, book_out = _book_chain(r)
+    # weights or output copied or rounded to the few decimals a printout shows (before the constants typed
+    # with few decimals: an output rounded to 4 decimals is as far off as one computed with e = 2.718)
+    wrongs += [Wrong("输出被四舍五入成了几位小数：检查要求误差小于 1e-6。保持全精度，直接返回算出来的输出，不要舍入。",
+                     (lambda d: lambda k: (w, np.round(out, d))[k])(d)) for d in (2, 3, 4)]
     wrongs += [
         Wrong("分数没有除以 √2（d_k = 2）。", lambda k: by_hand(scale=1.0)[k]),
+        Wrong("这是书里印出来的数字：书在每一步都四舍五入（缩放后的分数、指数、行和各两位，权重三位），误差一路累积。"
+              "保持全精度：从 q、k、v 出发重新算，中途不要舍入。", lambda k: (book_w, book_out)[k]),
         Wrong("中间结果被舍入了：缩放后的分数保留两位小数再取指数，正是书里那一行出错的原因。保持全精度。",
               lambda k: by_hand(digits=2)[k]),
         Wrong("√2 只写了几位小数（1.414）：用完整精度的平方根。", lambda k: by_hand(scale=1.414)[k]),
         Wrong("e 只写了几位小数（2.718）：用完整精度的指数函数。", lambda k: by_hand(e=2.718)[k]),
     ]
+    wrongs += [Wrong(f"权重只保留了 {d} 位小数：检查要求误差小于 1e-6。保持全精度，直接用算出来的权重，不要舍入或抄打印出来的数。",
+                     (lambda d: lambda k: (np.round(w, d), np.round(w, d) @ V)[k])(d)) for d in (2, 3, 4)]
     return wrongs
+
+
+def _book_chain(r: int) -> tuple[np.ndarray, np.ndarray]:
+    """Row ``r`` the way the book computed it: scaled scores, exponentials and row sum rounded to 2 decimals,
+    weights to 3 (its printed A row; its output row then inherits the rounding, plus the book's own slip)."""
+    ex = H.book.exact_values()
+    s = np.round(ex["Q"][r] @ ex["K"].T / np.sqrt(2.0), 2)
+    e = np.round(np.exp(s), 2)
+    w = np.round(e / np.round(e.sum(), 2), 3)
+    return w, np.round(w @ ex["V"], 3)
 
 
 @float_safe
@@ -77,8 +97,15 @@ def check_worked_example_row(fn, row: int = 2) -> CheckResult:
         typed as 1.414 or e as 2.718 (off by ~5e-5 and ~3e-5).
     """
     if isinstance(row, bool) or not isinstance(row, (int, np.integer)) or not 1 <= int(row) <= 4:
-        raise ValueError(f"row must be 1, 2, 3 or 4 (the book counts rows from 1); got {row!r}. "
-                         f"（row 只能是 1、2、3 或 4，书中的行从 1 开始数。）")
+        # a check never raises: row is typed in the exercise cell, so a wrong row gets a verdict line too
+        name = f"check_worked_example_row(row={row!r})"
+        what = (f"一个小数 {row!r}" if isinstance(row, (float, np.floating)) else
+                f"{row!r}（{type(row).__name__}，不是整数）" if isinstance(row, bool) or not isinstance(row, (int, np.integer))
+                else f"{row}")
+        msg = (f"{FAIL} {name}：row 只能是整数 1、2、3 或 4（书中的行从 1 开始数），你传入的是 {what}。"
+               "例如第 2 行写 row=2。")
+        print(msg)
+        return CheckResult(name, False, 2, 0, msg)
     r = int(row) - 1
     ex = H.book.exact_values()
     if not callable(fn):
@@ -121,16 +148,22 @@ def _global_names(code) -> set[str]:
     return names
 
 
+# The notebook's own globals holding the whole result, printed above the exercise (2.8 computes A and out with
+# the helpers; a try-it cell's A_try keeps row 2). A matrix the learner computed under a name of their own is theirs.
+_PRINTED_RESULTS = ("A", "out", "A_try")
+
+
 def _reads_a_computed_result(fn, answers) -> list[str]:
-    """Names of the learner's globals holding a whole (4, n) matrix with one of ``answers`` as its row r.
+    """Names among the notebook's printed results (``_PRINTED_RESULTS``) that ``fn`` reads and that hold a (4, n)
+    matrix with one of ``answers`` as a row.
 
     2.8 prints ``A`` (4, 4) and ``out`` (4, 2) above the exercise; ``return A[1], out[1]`` reads them instead
-    of computing. A (4,) or (2,) array the learner computed in a cell of their own is not flagged."""
+    of computing. The learner's own earlier work (``A_mine``, a (4,) row) is not flagged."""
     code, scope = getattr(fn, "__code__", None), getattr(fn, "__globals__", None)
     if code is None or not isinstance(scope, dict):
         return []
     found = []
-    for name in sorted(_global_names(code)):
+    for name in sorted(_global_names(code) & set(_PRINTED_RESULTS)):
         value = scope.get(name)
         if not isinstance(value, np.ndarray) or value.dtype.kind not in "fc" or value.ndim != 2 or len(value) != 4:
             continue
