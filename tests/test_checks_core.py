@@ -224,3 +224,32 @@ def test_a_known_wrong_answer_is_named_only_for_the_exception_it_raises(capsys):
     assert "广播的形状对不上" in out, out
     assert not run_diagnosed("demo", transposed, cases, wrong=wrong[::-1])
     assert "矩阵乘法的形状对不上" in capsys.readouterr().out
+
+
+# ---- check_array's own arguments are the notebook author's: a wrong one raises, naming it (review) -----------
+
+@pytest.mark.parametrize("kwargs, exc, arg", [
+    (dict(atol="x"), TypeError, "atol"),
+    (dict(atol=-1.0), ValueError, "atol"),
+    (dict(rtol=None), TypeError, "rtol"),
+    (dict(expected=None), TypeError, "expected"),
+    (dict(expected="abc"), TypeError, "expected"),
+    (dict(name=None), TypeError, "name"),
+    (dict(name=""), ValueError, "name"),
+    (dict(hint=3), TypeError, "hint"),
+], ids=["atol str", "atol negative", "rtol None", "expected None", "expected str", "name None", "name empty", "hint int"])
+def test_check_array_refuses_its_own_bad_arguments(kwargs, exc, arg, capsys):
+    call = dict(name="check_value", got=np.zeros(3), expected=np.zeros(3)) | kwargs
+    with pytest.raises(exc, match=rf"^{arg} must"):
+        check_array(call.pop("name"), call.pop("got"), call.pop("expected"), **call)
+    assert capsys.readouterr().out == ""          # no verdict blaming the learner
+
+
+def test_check_array_pass_line_speaks_of_the_one_visible_value(capsys):
+    assert check_array("check_value", np.array([1.0, 2.0]), np.array([1.0, 2.0]))
+    out = capsys.readouterr().out
+    assert out.startswith("\u2705 check_value：") and "数值正确" in out
+    assert "隐藏" not in out and "hidden" not in out and "1 cases" not in out and "1/1" not in out
+    assert not check_array("check_value", np.array([1.0, 3.0]), np.array([1.0, 2.0]))
+    out = capsys.readouterr().out
+    assert out.startswith("\u274c check_value：你的数值：") and "隐藏" not in out and "1/1" not in out

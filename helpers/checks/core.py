@@ -265,5 +265,25 @@ def _ignores_its_input(fn, cases: Sequence[Case], k: int, got) -> bool:
 
 
 def check_array(name: str, got, expected, *, atol: float = 1e-3, rtol: float = 0.0, hint: str = "") -> CheckResult:
-    """Check a value the learner computed (not a function) against a hidden reference."""
-    return run_check(name, lambda: got, [Case("你的数值", (), expected, hint)], atol=atol, rtol=rtol)
+    """Check a value the learner computed (not a function) against a hidden reference.
+
+    ``name``, ``expected``, ``atol``, ``rtol`` and ``hint`` come from the notebook's author, not the learner:
+    a wrong one is a ``TypeError``/``ValueError`` naming the argument, never a verdict blaming the learner.
+    """
+    from .._validate import as_real_array, check_real, check_text
+
+    check_text("name", name, nonempty=True)
+    check_text("hint", hint)
+    if np.asarray(expected).dtype != np.bool_:
+        as_real_array("expected", expected, allow_nonfinite=True)
+    atol = check_real("atol", atol, 0.0)
+    rtol = check_real("rtol", rtol, 0.0)
+    with contextlib.redirect_stdout(io.StringIO()):
+        result = run_check(name, lambda: got, [Case("你的数值", (), expected, hint)], atol=atol, rtol=rtol)
+    msg = result.message
+    if result.passed:   # one visible value, not "all 1 hidden cases"
+        msg = f"{PASS} {name}：数值正确（your value is right）。"
+    else:
+        msg = msg.replace("第 1/1 个用例（你的数值）：", "你的数值：")
+    print(msg)
+    return CheckResult(name, result.passed, 1, int(result.passed), msg)
