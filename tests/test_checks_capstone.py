@@ -552,3 +552,26 @@ test_review_capstone_accepts, test_review_capstone_diagnoses = check_table(
         "strided head split": (_strided_heads, "每隔 n_heads 列取一列"),
         "heads not moved back before concatenating": (_heads_not_moved_back, "没有把头这一维挪回 T 后面"),
     })
+
+
+# ---- a learner's test that crashes is told about its error, not about a property (review) --------------------
+
+@pytest.mark.parametrize("crashing, says", [
+    (lambda attn_fn: attn_fn(1, 2) is None, "attn_fn() takes 1 positional argument but 2 were given"),
+    (lambda attn_fn: attn_fn() is None, "attn_fn() missing 1 required positional argument"),
+    (lambda attn_fn: attn_fn(np.zeros(3)) is None, "attn_fn expects X of shape (T, d); got shape (3,)"),
+    (lambda attn_fn: attn_fn(np.zeros((3, 2)))[5] is None, "IndexError"),
+], ids=["two arguments", "no argument", "1-D X", "index past the end"])
+def test_a_crashing_test_gets_a_hint_about_its_error(crashing, says, capsys):
+    result = check_attention_test(crashing)
+    out = capsys.readouterr().out
+    assert not result and out.startswith("\u274c") and "自己出错了" in out and says in out, out
+    assert "attn_fn 只接受一个参数 X，形状 (T, d)" in out
+    assert "_AttnFn" not in out and "__call__" not in out and "**" not in out and "排列等变" not in out
+    assert "Traceback" not in out
+
+
+def test_no_markdown_asterisks_in_plain_text_verdicts(capsys):
+    check_attention_test(learner_too_strict)
+    out = capsys.readouterr().out
+    assert "拒绝了一个正确的因果自注意力" in out and "**" not in out

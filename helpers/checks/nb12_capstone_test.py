@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 import random
+import re
 import weakref
 
 import numpy as np
@@ -141,6 +142,17 @@ def _verdict(my_test, attn_fn) -> tuple[str, str]:
     return "bad", describe_value(out)
 
 
+def _public_text(note: str) -> str:
+    """An exception's text as the learner knows the function: ``attn_fn(...)``, not the hidden class behind it
+    (whose ``__call__`` counts ``self`` among its positional arguments)."""
+    def call(m: re.Match) -> str:
+        takes, given = int(m.group(1)) - 1, int(m.group(2)) - 1
+        return f"attn_fn() takes {takes} positional argument{'s' * (takes != 1)} but {given} {'was' if given == 1 else 'were'} given"
+
+    note = re.sub(r"_AttnFn\.__call__\(\) takes (\d+) positional arguments? but (\d+) (?:was|were) given", call, note)
+    return re.sub(r"_AttnFn\.__call__\(\)", "attn_fn()", note)
+
+
 def _no_verdict(name: str, n: int, what: str, elementwise: bool) -> CheckResult:
     msg = (f"{FAIL} {name}：你的测试应返回一个真假值（True 或 False），或者用 assert 拒绝；它返回的却是 {what}。"
            + ("\n   提示：逐元素的比较得到的是一个数组，不是一个结论：把它汇总成一个真假值（全部成立才算通过）。"
@@ -177,6 +189,12 @@ def check_attention_test(my_test) -> CheckResult:
         first, note = _verdict(my_test, _make_impl("correct"))
         if first == "bad":
             return _no_verdict(name, n, note, elementwise=note.startswith("dtype"))
+        if first == "reject" and note:   # the test itself crashed: that error is what to fix, not a property
+            msg = (f"{FAIL} {name}：你的测试在检验一个正确的因果自注意力时自己出错了：{_public_text(note)}。"
+                   "\n   提示：attn_fn 只接受一个参数 X，形状 (T, d)（T ≥ 1，d ≥ 1），返回形状同为 (T, d) 的数组。"
+                   "照着前面的错误信息，找出你的测试里出错的那一行。")
+            print(msg)
+            return CheckResult(name, False, n, 0, msg)
         if first == "reject":
             unmasked, _ = _verdict(my_test, _make_impl("no mask"))
             exact, _ = _verdict(my_test, _make_impl("exact"))
@@ -192,8 +210,7 @@ def check_attention_test(my_test) -> CheckResult:
                 hint = ("\n   提示：浮点数结果一般用 np.allclose 比较。只有在输入形状不变（序列长度 T 相同，只改后面的词）时，"
                         "前面各行才能要求逐位相等；把序列截短后再比，长度不同，矩阵乘法和求和的计算路径可能不同，"
                         "最后几位会有舍入差异。")
-            msg = (f"{FAIL} {name}：你的测试拒绝了一个**正确**的因果自注意力" + (f"（测试自己出错：{note}）" if note else "")
-                   + "。" + hint)
+            msg = f"{FAIL} {name}：你的测试拒绝了一个正确的因果自注意力。" + hint
             print(msg)
             return CheckResult(name, False, n, 0, msg)
         # The broken ones, and the correct one once more, in an unpredictable order: a test that
@@ -211,7 +228,7 @@ def check_attention_test(my_test) -> CheckResult:
             return CheckResult(name, False, n, 0, msg)
         accepted = {kind: outcome in ("accept", "none") for kind, (outcome, _) in outcomes.items()}
         if not accepted["correct"]:
-            msg = (f"{FAIL} {name}：你的测试对同一个**正确**的实现先接受、后拒绝：它的结论不能取决于调用的次数或顺序。"
+            msg = (f"{FAIL} {name}：你的测试对同一个正确的实现先接受、后拒绝：它的结论不能取决于调用的次数或顺序。"
                    "\n   提示：测试里的随机数要用固定种子，也不要在多次调用之间保存状态。")
             print(msg)
             return CheckResult(name, False, n, 0, msg)
