@@ -20,6 +20,7 @@ failure, names the classic mistake the output matches. No expected value is prin
 
 from __future__ import annotations
 
+import copy
 import io
 import math
 from contextlib import redirect_stdout
@@ -82,8 +83,7 @@ def _cases() -> list[Case]:
         Case("3 个头，每头 d_v = 4 不等于 d_k = 2", dv, _reference(*dv),
              "查询/键的每头宽度由它们的投影矩阵的列数和头数决定，值的每头宽度由值的投影矩阵决定，两者可以不同；"
              "缩放用查询/键的每头宽度 d_k。"),
-        Case("分数很大（直接取指数会上溢）", huge, _reference(*huge),
-             "分数上百时指数函数会上溢成 inf：取指数之前先减去每一行自己的最大值（对一行加同一个常数，softmax 不变）。"),
+        Case("分数很大（直接取指数会上溢）", huge, _reference(*huge), _HUGE_HINT),
         Case("B = 3, T = 7, 4 个头, d_out = 5 不等于 d_model", big, _reference(*big),
              "输出宽度由输出矩阵的列数决定；转置键时只交换最后两个轴（二维时的那种转置会把所有轴都倒过来，"
              "批量和头的轴也被打乱）。"),
@@ -110,7 +110,11 @@ def _variant(X, W_Q, W_K, W_V, W_O, h, *, scale="head", axis=-1, mask="causal", 
     S = Qh @ np.swapaxes(Kh, -1, -2) / div
     blocked = {"causal": np.triu(np.ones((T, T), bool), k=1), "diagonal too": np.triu(np.ones((T, T), bool), k=0),
                "anti": np.tril(np.ones((T, T), bool), k=-1), "none": np.zeros((T, T), bool)}[mask]
-    if after:
+    if after == "renormalise":                              # softmax over every key, zero the future, divide by the new sum
+        A = np.where(blocked, 0.0, lenient_softmax(S, axis))
+        with np.errstate(invalid="ignore", divide="ignore"):
+            A = A / A.sum(axis=axis, keepdims=True)
+    elif after:
         A = np.where(blocked, 0.0, lenient_softmax(S, axis))
     else:
         A = lenient_softmax(np.where(blocked, fill, S), axis)
@@ -136,6 +140,26 @@ _DIAGNOSES = [
     (dict(split="strided"), "像每隔 n_heads 列取一列的切头方式：第 i 个头是第 i 段连续的列。"),
     (dict(split="merge"), "像拼回各头时没有把头这一维挪回 T 后面：(B, h, T, d) 要先变回 (B, T, h, d)，每个词一行地拼起来，再乘输出矩阵。"),
 ]
+
+
+_HUGE_HINT = ("分数上百时指数函数会上溢成 inf：取指数之前先减去每一行自己的最大值（对一行加同一个常数，softmax 不变）。")
+_RENORMALISED = ("你先对每一行的全部键（包括未来的键）做 softmax，再把未来的权重清零、重新归一化。分数小时这和正确答案相等；"
+                 "分数很大时，一行的最大值常常落在未来的键上，减去它之后，看得见的键的指数全部下溢成 0，重新归一化就成了 0/0。"
+                 "未来的键根本不该参加 softmax：在取指数之前就把它们挡住，这样减去的也是看得见的键里的最大值。")
+
+
+def _huge_diagnosis(fn, case: Case) -> str | None:
+    """The real mistake behind a failure on the huge-scores case, when it is not the missing row max: a softmax over
+    every key (future ones too, row max subtracted), then the future zeroed and the rows renormalised."""
+    try:
+        with np.errstate(all="ignore"), redirect_stdout(io.StringIO()):
+            got = np.asarray(fn(*copy.deepcopy(case.args)), dtype=float)
+    except Exception:
+        return None
+    wrong = _variant(*case.args, after="renormalise")
+    if got.shape == wrong.shape and np.allclose(got, wrong, rtol=1e-6, atol=1e-8, equal_nan=True):
+        return _RENORMALISED
+    return None
 
 
 def _diagnose(fn) -> str | None:
@@ -187,7 +211,15 @@ def check_capstone(fn) -> CheckResult:
         result = run_check(name, fn, cases, atol=1e-8, rtol=1e-6)
     if calls:
         return _refuse(name, "运行时调用了 " + ", ".join(sorted(set(calls))))
-    print(buf.getvalue(), end="")
+    printed = buf.getvalue()
+    k = result.n_passed
+    if not result and k < len(cases) and cases[k].hint == _HUGE_HINT and _HUGE_HINT in result.message:
+        real = _huge_diagnosis(fn, cases[k])
+        if real is not None:    # the learner did subtract the row max: name what they did instead
+            msg = result.message.replace(_HUGE_HINT, real)
+            printed = printed.replace(result.message, msg)
+            result = CheckResult(result.name, False, result.n_cases, result.n_passed, msg)
+    print(printed, end="")
     if result or not callable(fn) or (result.n_passed == 0 and "NotImplementedError" in result.message) \
             or "raise NotImplementedError" in result.message:
         return result
