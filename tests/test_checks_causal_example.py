@@ -102,3 +102,43 @@ def test_not_done_yet_and_bad_return(capsys):
     assert not check_causal_worked_example(stub)
     assert "尚未完成" in capsys.readouterr().out
     assert not check_causal_worked_example(lambda: correct_where()[0])
+
+
+# ---- the transfer exercise is numpy only: the attention helpers are refused (review) -------------------------
+
+import helpers as H  # noqa: E402
+
+X_nb, W_Q_nb, W_K_nb, W_V_nb = (H.book.example_inputs()[k] for k in ("X", "W_Q", "W_K", "W_V"))
+
+
+def uses_self_attention():
+    r = H.self_attention(X_nb, W_Q_nb, W_K_nb, W_V_nb, causal=True)
+    return r.weights, r.output
+
+
+def uses_softmax():
+    S = np.where(ALLOWED, Q @ K.T / np.sqrt(2), -np.inf)
+    A = H.softmax(S)
+    return A, A @ V
+
+
+def calls_through_own_wrapper():        # the learner's own function, which delegates to helpers
+    return uses_self_attention()
+
+
+def test_helpers_results_are_right():    # the refused functions do compute the right answer: refusal is the rule
+    A, out = correct_where()
+    assert all(np.allclose(x, y) for x, y in zip(uses_self_attention(), (A, out)))
+
+
+def test_attention_helpers_are_refused(capsys):
+    for fn in (uses_self_attention, uses_softmax, calls_through_own_wrapper):
+        assert not check_causal_worked_example(fn)
+        out = capsys.readouterr().out
+        assert out.startswith("\u274c") and "只用 numpy" in out and "helpers" in out, out
+        assert "Traceback" not in out
+
+
+def test_not_a_function_gets_a_verdict(capsys):
+    assert not check_causal_worked_example(correct_where())
+    assert "需要传入一个函数" in capsys.readouterr().out
