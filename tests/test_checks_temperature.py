@@ -290,3 +290,28 @@ test_key_analytic_variants_accepted, test_key_finite_differences_rejected = chec
      # a float64 accumulator on float32 inputs is float32 work, accepted below; this is not float32 precision
      "loops, off by 1e-6": (lambda *a: dkey_loops(*a) * (1 + 1e-6), ["数值"])},
     min_cases=6)
+
+
+# ---- the sign hint is true on 2.2's own data: the direction depends on tau (review) ---------------------------
+
+def test_sign_hint_is_true_on_the_notebooks_data(capsys):
+    # 2.2's example: scores K q = (2, 0.4, -2, 1.52), the top value is 5. At tau = 0.3 the output moves away from it
+    # as tau grows, at tau = 3 back towards it (3.50 -> 3.80 -> 3.98 for tau = 3, 10, 100): the sign changes.
+    K = np.array([[2.0, 0.0], [0.0, 2.0], [-2.0, 0.0], [1.2, 1.6]])
+    v = np.array([[5.0], [3.0], [7.0], [1.0]])
+    q = np.array([1.0, 0.2])
+
+    def out(tau):
+        s = K @ q / tau
+        a = np.exp(s - s.max())
+        return float(a @ v[:, 0] / a.sum())
+
+    h = 1e-6
+    slope = {tau: (out(tau + h) - out(tau - h)) / (2 * h) for tau in (0.3, 3.0)}
+    assert slope[0.3] < -1 and slope[3.0] > 0.05                 # away from 5 at tau = 0.3, towards it at tau = 3
+    assert out(3) < out(10) < out(100) < 5
+
+    assert not check_temperature_gradient(lambda q, K, V, tau: -dtau_ok(q, K, V, tau))
+    said = capsys.readouterr().out
+    assert "符号反了" in said and "取决于 τ 和数据" in said, said
+    assert "离得分最高的值更远" not in said
