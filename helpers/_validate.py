@@ -3,8 +3,9 @@
 Each public helper checks each of its inputs once, on entry. One exception type per kind of mistake:
 ``TypeError`` for the wrong type (a string for a number, a float for a count, an integer mask), ``ValueError``
 for the right type with a wrong value or shape. Every message names the argument, what was expected and what
-was received (an array's shape and dtype). The formula's checks (Q, K, V, mask, scale, causal in one call:
-:func:`check_attention_inputs`; the scores after the product and after every mask) close the module.
+was received (an array's shape and dtype; anything else by what it is: None, a str). The formula's checks (Q, K,
+V, mask, scale, causal in one call: :func:`check_attention_inputs`; the scores after the product and after every
+mask) close the module.
 """
 
 from __future__ import annotations
@@ -25,6 +26,24 @@ __all__ = [
 def describe(x: np.ndarray) -> str:
     """Return a short ``shape (..), dtype ..`` description of an array."""
     return f"shape {tuple(x.shape)}, dtype {x.dtype}"
+
+
+def _received(x, arr: np.ndarray) -> str:
+    """What was passed, for a message: ``None``, ``a str ('x')``, a list's entries, or an array's shape and dtype.
+
+    A novice who passes a string or None reads "got a str", not the dtype numpy made of it (``<U1``, object)."""
+    if isinstance(x, np.ndarray):
+        return f"an array with {describe(arr)}"
+    if x is None:
+        return "None"
+    if isinstance(x, (list, tuple)):
+        try:
+            kinds = sorted({type(e).__name__ for e in np.asarray(x, dtype=object).ravel()[:10_000]})
+        except (ValueError, TypeError):
+            kinds = []
+        return f"a {type(x).__name__} " + (f"holding {' and '.join(kinds)}" if kinds else f"read as {describe(arr)}")
+    text = repr(x)
+    return f"a {type(x).__name__} ({text if len(text) <= 40 else text[:37] + '...'})"
 
 
 # ---- arrays --------------------------------------------------------------------------------------------
@@ -62,7 +81,8 @@ def as_real_array(name: str, x, *, ndim=None, min_ndim: int | None = None, shape
     try:
         arr = np.asarray(x)
     except (ValueError, TypeError) as exc:  # ragged nested lists, for example
-        raise TypeError(f"{name} must be a numeric array {expected}; could not convert it ({exc}).") from None
+        want = f" of shape {expected}" if expected else ""
+        raise TypeError(f"{name} must be a numeric array{want}; could not convert it ({exc}).") from None
     want = f" of shape {expected}" if expected else ""
     if arr.dtype == np.bool_:
         raise TypeError(f"{name} must be a real-valued numeric array{want}, got a boolean array ({describe(arr)}). "
@@ -72,8 +92,7 @@ def as_real_array(name: str, x, *, ndim=None, min_ndim: int | None = None, shape
     elif np.issubdtype(arr.dtype, np.complexfloating):
         raise TypeError(f"{name} must be real-valued{want}, got a complex array ({describe(arr)}).")
     elif not np.issubdtype(arr.dtype, np.floating):
-        raise TypeError(f"{name} must be a numeric array{want}, got dtype {arr.dtype!s} "
-                        f"(type {type(x).__name__}, {describe(arr)}).")
+        raise TypeError(f"{name} must be a numeric array{want}; got {_received(x, arr)}.")
     _check_dims(name, arr, ndim, min_ndim, shape, expected, note)
     if not allow_nonfinite and arr.size and not np.all(np.isfinite(arr)):
         first = tuple(int(i) for i in np.argwhere(~np.isfinite(arr))[0])
@@ -91,7 +110,7 @@ def as_int_array(name: str, x, *, ndim=None, shape: tuple | None = None, low: in
     arr = np.asarray(x)
     if arr.dtype == np.bool_ or not np.issubdtype(arr.dtype, np.integer):
         raise TypeError(f"{name} must be an integer array{f' of shape {expected}' if expected else ''}{note}; "
-                        f"got {describe(arr)}.")
+                        f"got {_received(x, arr)}.")
     _check_dims(name, arr, ndim, None, shape, expected, note)
     if arr.size and ((low is not None and arr.min() < low) or (high is not None and arr.max() >= high)):
         raise ValueError(f"{name} must hold integers in [{low}, {high}){note}; got min {arr.min()}, max {arr.max()}.")
@@ -102,7 +121,7 @@ def check_bool_array(name: str, x) -> np.ndarray:
     """Return ``x`` as a numpy array if its dtype is bool (a boolean mask), else raise ``TypeError``."""
     arr = np.asarray(x)
     if arr.dtype != np.bool_:
-        raise TypeError(f"{name} must be a boolean array (True = may attend); got {describe(arr)}.")
+        raise TypeError(f"{name} must be a boolean array (True = may attend); got {_received(x, arr)}.")
     return arr
 
 
@@ -312,8 +331,14 @@ def check_rows_alive(dead: np.ndarray) -> None:
     """Raise the 'every key masked' error if any entry of the boolean ``dead`` (..., T_q) is True."""
     if not dead.any():
         return
-    rows = [tuple(int(i) for i in idx) for idx in np.argwhere(dead)[:5]]
-    raise ValueError(f"the mask removes every key for {int(dead.sum())} query row(s) (first at index {rows}); softmax "
+    n = int(dead.sum())
+    found = np.argwhere(dead)
+    more = ", ..." if n > 5 else ""
+    if dead.ndim == 1:
+        where = f"row{'s' * (n > 1)} {', '.join(str(int(i[0])) for i in found[:5])}{more}"
+    else:   # leading (batch, head) indices, then the query row
+        where = f"at (batch..., row) {', '.join(str(tuple(int(j) for j in i)) for i in found[:5])}{more}"
+    raise ValueError(f"the mask removes every key for {n} query row{'s' * (n > 1)} ({where}); softmax "
                      "of an all -inf row is 0/0 = NaN. Let each query attend to at least one key (for padding, "
                      "let padded queries attend to themselves and ignore their outputs).")
 

@@ -171,7 +171,7 @@ def test_dead_rows_are_reported_with_their_batch_index():
     mask = np.ones((2, 4, 6), dtype=bool)
     mask[1, 2] = False
     Q, K, V = np.ones((2, 4, 3)), np.ones((2, 6, 3)), np.ones((2, 6, 2))
-    with pytest.raises(ValueError, match=r"1 query row\(s\) \(first at index \[\(1, 2\)\]\)"):
+    with pytest.raises(ValueError, match=r"1 query row \(at \(batch..., row\) \(1, 2\)\)"):
         blockwise_attention(Q, K, V, mask=mask, block_size=4, query_block=3)
 
 

@@ -66,3 +66,46 @@ def test_attention_bad_input(args, kwargs, exc, pattern):
 def test_projection_bad_input(args, exc, pattern):
     with pytest.raises(exc, match=pattern):
         project_qkv(*args)
+
+
+# ---- a novice's non-array input is named by what it is, not by the dtype numpy made of it (review) -----------
+
+@pytest.mark.parametrize("x, says", [
+    ("x", "got a str ('x')"),
+    (None, "got None"),
+    (["a", "b"], "got a list holding str"),
+    ([1.0, None], "got a list holding NoneType and float"),
+    ({"a": 1}, "got a dict ({'a': 1})"),
+    (np.array(["a"]), "got an array with shape (1,), dtype <U1"),
+], ids=["str", "None", "list of str", "list with None", "dict", "str array"])
+def test_softmax_names_what_it_was_given(x, says):
+    import helpers as H
+    with pytest.raises(TypeError) as err:
+        H.softmax(x)
+    msg = str(err.value)
+    assert msg.startswith("x must be a numeric array; ") and says in msg, msg
+    if not isinstance(x, np.ndarray):
+        assert "dtype" not in msg and "<U1" not in msg and "NoneType," not in msg
+
+
+def test_unconvertible_input_message_has_no_stray_space():
+    import helpers as H
+    with pytest.raises(TypeError) as err:
+        H.softmax([[1.0, 2.0], [3.0]])
+    assert str(err.value).startswith("x must be a numeric array; could not convert it (")
+
+
+@pytest.mark.parametrize("rows, says", [
+    ([1], "for 1 query row (row 1);"),
+    ([0, 1, 2], "for 3 query rows (rows 0, 1, 2);"),
+    ([0, 1, 2, 3, 4, 5], "for 6 query rows (rows 0, 1, 2, 3, 4, ...);"),
+], ids=["one", "three", "more than five"])
+def test_dead_rows_are_listed_not_called_first(rows, says):
+    from helpers import scaled_dot_product_attention
+    T = 6
+    mask = np.ones((T, T), dtype=bool)
+    mask[rows] = False
+    with pytest.raises(ValueError) as err:
+        scaled_dot_product_attention(np.ones((T, 2)), np.ones((T, 2)), np.ones((T, 2)), mask=mask)
+    msg = str(err.value)
+    assert says in msg and "first" not in msg, msg
