@@ -3,6 +3,10 @@
 Lanes (markers): ``notebooks`` (each notebook executed once, notebooks/conftest.py), ``browser``
 (headless Chromium), ``editions`` (web and browser editions), ``grading`` (the nbgrader course); every other
 test is marked ``fast`` here (unit, property, bad-input and house tests: ``python -m pytest -m fast``).
+Under ``-n auto --dist loadfile`` (pytest-xdist) a file is one unit of work: its module fixtures run once and a
+notebook's cells run in order in one kernel, followed by its checks. (Not ``--dist loadgroup``: pytest-xdist
+3.8 marks a group by rewriting ``item._nodeid``, which pytest 9 no longer reads, so every test became its own
+group and a notebook's cells were spread over both workers.)
 
 ``SELF_ATTENTION_CH02_STRICT=1`` (set by ``.ci/run``) turns every skip into a failure, with
 the skip's own reason, so a CI run can never pass with a test that did not run. Without it,
@@ -38,18 +42,6 @@ def pytest_runtest_makereport(item, call):
 SLOW_LANES = ("notebooks", "browser", "editions", "grading")
 
 
-def xdist_group(item) -> str:
-    """Under ``-n 2 --dist loadgroup`` (pytest-xdist), what must run in one worker: a file's tests (its module
-    fixtures once; a notebook's cells in order, then its checks), each half of the JupyterLite notebooks (their
-    workers share one site build), the other browser tests (one JupyterLab server)."""
-    if item.get_closest_marker("browser"):
-        if item.path.name == "test_browser_edition.py":  # ~30 s a notebook in Pyodide: two halves, one site build
-            name = getattr(getattr(item, "callspec", None), "params", {}).get("name", "")
-            return f"browser-lite-{int(name[3:5]) % 2 if name[3:5].isdigit() else 0}"
-        return "browser-lab"
-    return item.path.as_posix()
-
-
 @pytest.hookimpl(tryfirst=True)  # before -m deselects: the lane markers must be there
 def pytest_collection_modifyitems(config, items):
     for item in items:
@@ -57,4 +49,3 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(pytest.mark.notebooks)
         if not any(item.get_closest_marker(lane) for lane in SLOW_LANES):
             item.add_marker(pytest.mark.fast)
-        item.add_marker(pytest.mark.xdist_group(xdist_group(item)))

@@ -218,7 +218,7 @@ def voila_time_to_live_sliders(notebook: str = "02-05-scaling-by-sqrt-dk.ipynb",
     """Seconds from requesting the Voila presentation view of ``notebook`` until its sliders are live.
 
     Starts the environment's own ``voila`` command (as a lecturer does, from a temporary copy of
-    ``notebooks/``, ``voila.py`` and ``share/``) on a free loopback port, opens the page in
+    ``notebooks/``, ``voila.py`` and ``publish/share/``) on a free loopback port, opens the page in
     headless Chromium through Playwright, and stops the clock when a slider exists and moving it
     with the keyboard changes the image it drives. Target (issue 16): <= 5 s. Returns None where
     Voila, Playwright or Chromium are not installed.
@@ -244,7 +244,7 @@ def voila_time_to_live_sliders(notebook: str = "02-05-scaling-by-sqrt-dk.ipynb",
     with tempfile.TemporaryDirectory() as tmp, socket.socket() as sock:
         base = Path(tmp)
         shutil.copytree(ROOT / "notebooks", base / "notebooks", ignore=shutil.ignore_patterns("conftest.py"))
-        shutil.copytree(ROOT / "share", base / "share")
+        shutil.copytree(ROOT / "publish" / "share", base / "publish" / "share")  # where voila.py finds the template
         shutil.copy(ROOT / "voila.py", base / "voila.py")
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]

@@ -1,7 +1,7 @@
 """The code-free presentation view (Voila) of every notebook with a widget, in headless Chromium.
 
 One Voila server (``python -m voila notebooks/``) runs from a temporary copy of the
-repository's ``notebooks/``, ``voila.py`` and ``share/`` -- exactly the configuration a
+repository's ``notebooks/``, ``voila.py`` and ``publish/share/`` -- exactly the configuration a
 lecturer gets from ``.venv/bin/voila notebooks/<notebook>.ipynb`` at the repository root.
 For each notebook that shows a widget:
 
@@ -59,7 +59,7 @@ def voila_server(tmp_path_factory, chromium_path):
         _missing('Voila is not installed: pip install -e ".[classroom]" (the test extra includes it).')
     base = tmp_path_factory.mktemp("voila")
     shutil.copytree(ROOT / "notebooks", base / "notebooks", ignore=shutil.ignore_patterns(".ipynb_checkpoints", "conftest.py"))
-    shutil.copytree(ROOT / "share", base / "share")
+    shutil.copytree(ROOT / "publish" / "share", base / "publish" / "share")  # where voila.py finds the template
     shutil.copy(ROOT / "voila.py", base / "voila.py")
     dirs = {name: base / name for name in ("runtime", "config", "data", "ipython")}
     for d in dirs.values():
