@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import reprlib
 
 import numpy as np
 
@@ -29,21 +30,12 @@ def describe(x: np.ndarray) -> str:
 
 
 def _received(x, arr: np.ndarray) -> str:
-    """What was passed, for a message: ``None``, ``a str ('x')``, a list's entries, or an array's shape and dtype.
-
-    A novice who passes a string or None reads "got a str", not the dtype numpy made of it (``<U1``, object)."""
-    if isinstance(x, np.ndarray):
-        return f"an array with {describe(arr)}"
-    if x is None:
-        return "None"
+    """What was passed, as a novice knows it: "a str ('x')", "None", "a list holding str"; an array by shape and dtype."""
+    if isinstance(x, np.ndarray) or x is None:
+        return "None" if x is None else f"an array with {describe(arr)}"
     if isinstance(x, (list, tuple)):
-        try:
-            kinds = sorted({type(e).__name__ for e in np.asarray(x, dtype=object).ravel()[:10_000]})
-        except (ValueError, TypeError):
-            kinds = []
-        return f"a {type(x).__name__} " + (f"holding {' and '.join(kinds)}" if kinds else f"read as {describe(arr)}")
-    text = repr(x)
-    return f"a {type(x).__name__} ({text if len(text) <= 40 else text[:37] + '...'})"
+        return f"a {type(x).__name__} holding {' and '.join(sorted({type(e).__name__ for e in np.ravel(np.array(x, object))}))}"
+    return f"a {type(x).__name__} ({reprlib.repr(x)})"
 
 
 # ---- arrays --------------------------------------------------------------------------------------------
@@ -78,12 +70,11 @@ def as_real_array(name: str, x, *, ndim=None, min_ndim: int | None = None, shape
     complex), ``ValueError`` for wrong dimensions (:func:`_check_dims`), NaN or inf (unless ``allow_nonfinite``),
     negative entries (if ``nonnegative``). ``expected`` is the shape in words (``"(..., T_q, d_k)"``), ``note``
     a reason; both go into messages. float16/32/64 keep their dtype; integers become float64."""
+    want = f" of shape {expected}" if expected else ""
     try:
         arr = np.asarray(x)
     except (ValueError, TypeError) as exc:  # ragged nested lists, for example
-        want = f" of shape {expected}" if expected else ""
         raise TypeError(f"{name} must be a numeric array{want}; could not convert it ({exc}).") from None
-    want = f" of shape {expected}" if expected else ""
     if arr.dtype == np.bool_:
         raise TypeError(f"{name} must be a real-valued numeric array{want}, got a boolean array ({describe(arr)}). "
                         "Did you pass a mask where a matrix belongs?")
@@ -129,10 +120,8 @@ def check_bool_array(name: str, x) -> np.ndarray:
 
 def check_int(name: str, value, low: int | None = None, high: int | None = None, *, note: str = "") -> int:
     """``value`` as int if it is an integer (not a bool: ``TypeError``) with ``low <= value <= high``."""
-    if high is not None:
-        words = f"an integer {low}..{high}"
-    else:
-        words = {0: "a non-negative integer", 1: "a positive integer", None: "an integer"}.get(low, f"an integer >= {low}")
+    words = f"an integer {low}..{high}" if high is not None else {
+        0: "a non-negative integer", 1: "a positive integer", None: "an integer"}.get(low, f"an integer >= {low}")
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
         raise TypeError(f"{name} must be {words}{note}; got {value!r} (type {type(value).__name__}).")
     if (low is not None and value < low) or (high is not None and value > high):
@@ -147,10 +136,8 @@ def check_real(name: str, value, low: float | None = None, high: float | None = 
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise TypeError(f"{name} must be a real number; got {value!r} (type {type(value).__name__}).")
     v = float(value)
-    if high is not None:
-        words = f" and in [{low:g}, {high:g}]"
-    else:
-        words = "" if low is None else f" and {'>' if strict else '>='} {low:g}"
+    words = (f" and in [{low:g}, {high:g}]" if high is not None else
+             "" if low is None else f" and {'>' if strict else '>='} {low:g}")
     if (not math.isfinite(v) or (low is not None and (v <= low if strict else v < low))
             or (high is not None and v > high)):
         raise ValueError(f"{name} must be finite{words}{note}; got {v}.")
@@ -158,8 +145,7 @@ def check_real(name: str, value, low: float | None = None, high: float | None = 
 
 
 def check_flag(name: str, value) -> bool:
-    """``value`` as a Python bool if it is ``True``/``False`` (or a numpy bool): ``causal="yes"`` or ``causal=1``
-    would silently mean True."""
+    """``value`` as a bool if it is True/False (or a numpy bool): ``causal="yes"`` or ``1`` would silently mean True."""
     if not isinstance(value, (bool, np.bool_)):
         raise TypeError(f"{name} must be True or False; got {value!r} (type {type(value).__name__}).")
     return bool(value)
@@ -183,8 +169,7 @@ def check_text(name: str, value, *, nonempty: bool = False) -> str:
 
 
 def check_labels(name: str, labels, n: int, each: str) -> list[str]:
-    """``labels`` (any iterable but a single string) as a list of ``n`` strings; ``each`` says what one
-    labels in the message, e.g. ``"one label per row"``."""
+    """``labels`` (an iterable, not one str) as a list of ``n`` strings; ``each`` names them: "one label per row"."""
     if isinstance(labels, str) or not np.iterable(labels):
         raise TypeError(f"{name} must be a list of {n} labels, {each}; got {type(labels).__name__}.")
     labels = [str(s) for s in labels]
@@ -214,8 +199,7 @@ def check_float_dtype(name: str, dtype, *, why: str = "an additive mask holds -i
 # ---- relations between arrays --------------------------------------------------------------------------
 
 def check_same_leading(names: tuple[str, ...], arrays: tuple[np.ndarray, ...], keep: int) -> tuple[int, ...]:
-    """Check that arrays share their leading (batch) dimensions (all but their last ``keep``); nothing is
-    broadcast. Returns the common leading shape."""
+    """The leading (batch) shape all ``arrays`` share (all but their last ``keep`` axes); nothing is broadcast."""
     leads = [a.shape[:-keep] for a in arrays]
     if any(lead != leads[0] for lead in leads[1:]):
         got = ", ".join(f"{n} {tuple(a.shape)}" for n, a in zip(names, arrays))
@@ -331,14 +315,10 @@ def check_rows_alive(dead: np.ndarray) -> None:
     """Raise the 'every key masked' error if any entry of the boolean ``dead`` (..., T_q) is True."""
     if not dead.any():
         return
-    n = int(dead.sum())
-    found = np.argwhere(dead)
-    more = ", ..." if n > 5 else ""
-    if dead.ndim == 1:
-        where = f"row{'s' * (n > 1)} {', '.join(str(int(i[0])) for i in found[:5])}{more}"
-    else:   # leading (batch, head) indices, then the query row
-        where = f"at (batch..., row) {', '.join(str(tuple(int(j) for j in i)) for i in found[:5])}{more}"
-    raise ValueError(f"the mask removes every key for {n} query row{'s' * (n > 1)} ({where}); softmax "
+    n, found = int(dead.sum()), np.argwhere(dead)[:5]
+    at = ", ".join(str(int(i[0]) if dead.ndim == 1 else tuple(int(j) for j in i)) for i in found) + (", ..." if n > 5 else "")
+    raise ValueError(f"the mask removes every key for {n} query row{'s' * (n > 1)} ("    # leading indices, then the row
+                     + (f"row{'s' * (n > 1)} {at}" if dead.ndim == 1 else f"at (batch..., row) {at}") + "); softmax "
                      "of an all -inf row is 0/0 = NaN. Let each query attend to at least one key (for padding, "
                      "let padded queries attend to themselves and ignore their outputs).")
 
