@@ -234,11 +234,8 @@ def floor_mib() -> float:
 def check_kernel_memory(item, record):
     from benchmarks.classroom import BUDGET_FACTOR
 
-    if record.hwm_mib is None:
-        reason = "/proc/self/status is missing: a kernel's peak memory (VmHWM) is read there (Linux only)"
-        if strict():
-            pytest.fail(f"SELF_ATTENTION_CH02_STRICT=1 but the memory budget cannot be checked: {reason}", pytrace=False)
-        pytest.skip(reason)
+    if record.hwm_mib is None:  # a skip; under SELF_ATTENTION_CH02_STRICT=1 the root conftest makes it a failure
+        pytest.skip("/proc/self/status is missing: a kernel's peak memory (VmHWM) is read there (Linux only)")
     floor = floor_mib()
     assert 30 < floor < 400, f"the bare kernel's peak {floor:.0f} MiB is implausible"
     limit = BUDGET_FACTOR * floor * MEMORY_NOISE
