@@ -19,7 +19,7 @@ __all__ = ["check_worked_example_row", "check_causal_worked_example"]
 _ATTENTION_HELPERS = frozenset({"scaled_dot_product_attention", "self_attention", "multi_head_self_attention", "softmax"})
 _WEIGHT_HINT = (
     "对第 r 个查询：分数是它与四个键的点积，除以 √2（d_k = 2），取指数后除以四个指数之和。"
-    "保持全精度（keep full precision）：先把缩放后的分数四舍五入到两位小数再取指数，正是书中得到 4.10 而不是 4.11 的原因。"
+    "保持全精度（keep full precision），中途不要舍入：书里先把缩放后的分数四舍五入到两位小数再取指数，所以得到 4.10 而不是 4.11。"
 )
 
 
