@@ -9,6 +9,7 @@
     python -m publish link HUB REPO   a one-click nbgitpuller link for a JupyterHub link.py
     python -m publish constraints     constraints/lowest.txt from pyproject.toml    constraints.py
     python -m publish font            re-subset the decks' Chinese font             deck/font.py
+    python -m publish minutes [NN]    each notebook's core-path minutes, by the rule minutes.py
 
 :mod:`publish.notebooks` is what they share (the notebook list, cell tags, execution); templates
 and configuration files are real files under ``templates/`` and ``share/``. A learner's kernel

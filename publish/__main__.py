@@ -18,6 +18,7 @@ COMMANDS = {
     "link": "publish.link",
     "constraints": "publish.constraints",
     "font": "publish.deck.font",
+    "minutes": "publish.minutes",
 }
 
 
