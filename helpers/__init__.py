@@ -26,6 +26,7 @@ The folders show the architecture, read top-down:
                                           projector-legible labelled figures
 - ``H.predict_choice``, ``H.predict_number``,
   ``H.prediction_key``                    predict-then-run questions (keys out of sight)
+- ``H.recall_choice``, ``H.recall_number``   the retrieval warm-up that opens each lesson
 
 and every other topic is one attribute, ``H.<topic>.<name>``, wherever it lives in the tree:
 ``H.heads``, ``H.blockwise`` (core); ``H.contextual``, ``H.soft_lookup``, ``H.gradcheck``,
@@ -44,6 +45,7 @@ from .core.scores import additive_attention_scores, dot_product_scores
 from .core.softmax import entropy, is_distribution, softmax, softmax_jacobian
 from .ui.plotting import attention_heatmap, token_labels, use_style, weights_bar
 from .ui.predict import predict_choice, predict_number, prediction_key
+from .ui.warmup import recall_choice, recall_number
 
 # The deeper topics, one attribute each (H.cost, H.timing, ...), wherever they live in the tree.
 from . import book
@@ -71,6 +73,8 @@ __all__ = [
     "predict_number",
     "prediction_key",
     "project_qkv",
+    "recall_choice",
+    "recall_number",
     "scaled_dot_product_attention",
     "self_attention",
     "softmax",

@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
-__all__ = ["ChoiceKey", "NumberKey", "KEYS", "QID"]
+__all__ = ["ChoiceKey", "NumberKey", "KEYS", "QID", "Recall", "WARMUP_KEYS", "WARMUP_QID"]
 
 QID = re.compile(r"^2\.(?:[0-9]|1[0-3])-q[1-9][0-9]*$")
 
@@ -101,4 +101,81 @@ KEYS: dict[str, ChoiceKey | NumberKey] = {
     "2.13-q1": ChoiceKey(2, "基本切分先把撇号（'）单独切开，得到 didn、'、t 三段；"
                          "didn 恰好是词表里的一整条，所以不必再切成 did、##n。"),
     "2.13-q2": ChoiceKey(1, "这个模型没有专门学指代消解；多数头的差值在 0 附近小幅抖动，按符号数，两个方向的翻转数目差不多。"),
+}
+
+
+# --------------------------------------------------------------------------- retrieval warm-ups
+#
+# Each lesson notebook (2.2 ... 2.12) opens with a warm-up that recalls earlier notebooks: two
+# questions, answered from memory (blind: nothing above them in the notebook gives the answer), graded by
+# the same graders as the predictions (helpers.ui.warmup). Ids are "2.N-wK", separate from the
+# predictions' "2.N-qK" (a warm-up has no reveal cell: the answer is in an earlier notebook). Each key names
+# the section it recalls; the question text names it too, "（2.4）...", so a learner who got it wrong knows
+# where to re-read. The teacher's guide answers every warm-up under 热身题答案.
+
+WARMUP_QID = re.compile(r"^2\.(?:[2-9]|1[0-3])-w[1-9][0-9]*$")
+
+
+class Recall(NamedTuple):
+    """The key of a warm-up question: the section it recalls (``"2.4"``) and the key proper."""
+
+    recalls: str
+    key: ChoiceKey | NumberKey
+
+
+WARMUP_KEYS: dict[str, Recall] = {
+    # 02-02-soft-lookup.ipynb (2.1 is the only lesson before it)
+    "2.2-w1": Recall("2.1", NumberKey(1.0, "静态嵌入是一张查找表：查 “it” 时不看邻居，两句拿到同一行、同一个向量，"
+                                      "夹角为 0，余弦为 1。上下文进不来，这正是 2.1 节提出的问题。", rel_tol=0.0, abs_tol=0.01)),
+    "2.2-w2": Recall("2.1", ChoiceKey(2, "注意力的一行是一个分布：每个权重非负，全部加起来等于 1。"
+                                      "于是加权和 c = Σ_j α_j x_j 是各个 x_j 的加权平均。")),
+    # 02-03-qkv-projections.ipynb
+    "2.3-w1": Recall("2.2", ChoiceKey(0, "τ → 0 时 s/τ 的差距被无限放大，softmax 把几乎全部权重给分数最高的键：软查找收敛到硬查找。"
+                                      "τ → ∞ 才是所有值的平均。")),
+    "2.3-w2": Recall("2.1", ChoiceKey(1, "每个查询的一行权重 α_i 乘 X 的各行再相加，就是 c_i = α_i X；把各行摞起来，C = AX。"
+                                      "加上 W_V，这就是公式里的 AV。")),
+    # 02-04-dot-product-scores.ipynb
+    "2.4-w1": Recall("2.3", ChoiceKey(3, "共用一个投影时 q_i 和 k_i 是同一个向量，S_ij = q_i·q_j = q_j·q_i = S_ji："
+                                      "“it 看 animal” 与 “animal 看 it” 的分数必然相等。分开的 W_Q、W_K 才让关系有方向。")),
+    "2.4-w2": Recall("2.2", ChoiceKey(1, "sim_i / Σ_j sim_j 只有在相似度都非负时才是分布：有负数时权重可以是负的，分母甚至可以是 0。"
+                                      "先取 exp 就变成 softmax，任何实数分数都能用。")),
+    # 02-05-scaling-by-sqrt-dk.ipynb
+    "2.5-w1": Recall("2.4", NumberKey(200, "S 有 T_q·T_kv = 2 × 5 = 10 个分数，每个是 d_k = 10 次乘加，即 20 flops；"
+                                      "10 × 20 = 200。一般地，整张 S 是 2·T_q·T_kv·d_k flops。", rel_tol=0.01)),
+    "2.5-w2": Recall("2.3", NumberKey(4, "输出是 A V，宽度来自 V：每行 d_v = 4 个数。d_k 只出现在打分里，在 QKᵀ 处就消掉了。",
+                                      rel_tol=0.01)),
+    # 02-06-softmax-as-normalization.ipynb
+    "2.6-w1": Recall("2.5", NumberKey(8, "分量独立、零均值、单位方差时 Var(q·k) = d_k = 64，标准差是 √64 = 8。"
+                                      "所以要除以 √d_k，而不是 d_k。", rel_tol=0.05)),
+    "2.6-w2": Recall("2.4", ChoiceKey(0, "S = QKᵀ 的第 i 行是查询 i 对所有键的打分；第 j 列是键 j 被每个查询打的分，"
+                                      "即键 j 被关注的情况。")),
+    # 02-07-the-whole-formula.ipynb
+    "2.7-w1": Recall("2.6", ChoiceKey(1, "沿每一行（axis=-1）：第 i 行是查询 i 对所有键的打分，softmax 后是查询 i 的一份分布，和为 1。"
+                                      "沿列归一化在方阵上不会报错，只能靠检查行和抓住。")),
+    "2.7-w2": Recall("2.5", ChoiceKey(2, "分数差很大时 softmax 接近独热，雅可比矩阵 diag(α) − αᵀα 的每一项都接近 0："
+                                      "能穿过 softmax 的梯度几乎消失，训练卡住。这就是要除以 √d_k 的原因。")),
+    # 02-08-worked-example.ipynb
+    "2.8-w1": Recall("2.7", NumberKey(110, "W_Q、W_K 各是 d_model × d_k = 10 × 4，W_V 是 d_model × d_v = 10 × 3："
+                                      "40 + 40 + 30 = 110，即 d_model(2d_k + d_v)。与 T 无关：同一组矩阵用于每个位置。", rel_tol=0.01)),
+    "2.8-w2": Recall("2.6", ChoiceKey(1, "softmax 对一整行加减同一个数不变，所以每行减去它自己的最大值：exp 的最大项是 1，不会上溢。"
+                                      "减去整个矩阵的最大值，远低于它的行会全部下溢成 0，得到 0/0。")),
+    # 02-09-properties.ipynb
+    "2.9-w1": Recall("2.8", ChoiceKey(2, "q₃ = q₄ = (1, 1)，q·k_j 是 k_j 两个分量之和，而每个键的两个分量之和都是 2："
+                                      "四个分数相等，softmax 把相等的分数变成均匀分布。与 V 无关。")),
+    "2.9-w2": Recall("2.7", ChoiceKey(1, "S = QKᵀ 把 d_k 维的 q 和 k 收成一个数：从 S 起形状是 (T, T)，d_k 不再出现；"
+                                      "输出 AV 的宽度是 d_v。")),
+    # 02-10-causal-mask.ipynb
+    "2.10-w1": Recall("2.9", ChoiceKey(3, "排列等变：Attention(PX) = P·Attention(X)。打乱输入的行，输出的行按同样的方式打乱，"
+                                       "每个词的输出本身不变。所以自注意力需要另外注入位置信息。")),
+    "2.10-w2": Recall("2.8", ChoiceKey(1, "第 2 行的分数是第 1 行前两项对调（只差一个整行共有的常数），softmax 对整行平移不变，"
+                                       "所以第 2 行的权重就是第 1 行前两项对调：(b, a, c, c)。")),
+    # 02-11-beyond-single-head.ipynb
+    "2.11-w1": Recall("2.10", ChoiceKey(0, "M 在对角线及以下为 0、以上为 −∞，加在缩放后的分数上、softmax 之前："
+                                        "未来位置的权重恰好是 0，每行仍然和为 1。softmax 之后再清零，行和就不再是 1。")),
+    "2.11-w2": Recall("2.9", NumberKey(9, "分数矩阵有 T² 个元素：长度乘 3，元素个数和内存都乘 3² = 9。", rel_tol=0.01)),
+    # 02-12-summary.ipynb
+    "2.12-w1": Recall("2.11", ChoiceKey(2, "每个头只有 d_head = d_model / h = 512 / 8 = 64 个分量，它的分数方差是 64，"
+                                        "所以除以 √d_head = √64 = 8，不是 √d_model。")),
+    "2.12-w2": Recall("2.10", ChoiceKey(0, "第 1 个 token 只能看见它自己：第 1 行只有一个未被屏蔽的分数，softmax 把全部权重给它，"
+                                        "A 的第 1 行是 (1, 0, 0, 0, 0)，与分数无关。")),
 }
