@@ -25,7 +25,8 @@ The folders show the architecture, read top-down:
 - ``H.use_style``, ``H.attention_heatmap``, ``H.weights_bar``, ``H.token_labels``
                                           projector-legible labelled figures
 - ``H.predict_choice``, ``H.predict_number``,
-  ``H.prediction_key``                    predict-then-run questions (keys out of sight)
+  ``H.reveal``                            predict-then-run questions (keys out of sight) and their
+                                          blind reveals (shown once the question is answered)
 - ``H.recall_choice``, ``H.recall_number``   the retrieval warm-up that opens each lesson
 
 and every other topic is one attribute, ``H.<topic>.<name>``, wherever it lives in the tree:
@@ -44,7 +45,8 @@ from .core.projections import project_qkv
 from .core.scores import additive_attention_scores, dot_product_scores
 from .core.softmax import entropy, is_distribution, softmax, softmax_jacobian
 from .ui.plotting import attention_heatmap, token_labels, use_style, weights_bar
-from .ui.predict import predict_choice, predict_number, prediction_key
+from .ui.predict import predict_choice, predict_number
+from .ui.reveal import reveal
 from .ui.warmup import recall_choice, recall_number
 
 # The deeper topics, one attribute each (H.cost, H.timing, ...), wherever they live in the tree.
@@ -71,8 +73,8 @@ __all__ = [
     "entropy",
     "predict_choice",
     "predict_number",
-    "prediction_key",
     "project_qkv",
+    "reveal",
     "recall_choice",
     "recall_number",
     "scaled_dot_product_attention",

@@ -644,7 +644,7 @@ PACKAGE_CALLS = {
     "ui.grade_choice": call(helpers.ui.predict.grade_choice, 1, 0, ["a", "b", "c"], "why"),
     "ui.grade_number": call(helpers.ui.predict.grade_number, 0.5, 0.4, rel_tol=0.1, abs_tol=0.01),
     "ui.show_answer": call(helpers.ui.predict.show_answer, _CHOICE, ["a", "b", "c", "d", "e", "f"]),
-    "ui.prediction_key": call(helpers.prediction_key, _CHOICE),
+    "ui.prediction_key": call(helpers.ui.predict.prediction_key, _CHOICE),
     "ui.best_time": call(helpers.timing.best_time, lambda: None, repeat=2, number=2),
 }
 

@@ -76,11 +76,12 @@ def test_a_widget_needs_a_known_question_id_of_its_kind(qid, err, match):
 
 def test_the_key_and_explanation_come_from_the_id():
     import helpers as H
+    from helpers.ui.predict import prediction_key
     from helpers.ui.prediction_keys import KEYS, ChoiceKey, NumberKey
 
     assert len(KEYS) >= 26
     for qid, key in KEYS.items():
-        assert H.prediction_key(qid) == key.answer
+        assert prediction_key(qid) == key.answer
         assert isinstance(key, (ChoiceKey, NumberKey)) and key.explanation.strip()
         if isinstance(key, NumberKey):
             assert grade_number(key.answer, key.answer, rel_tol=key.rel_tol, abs_tol=key.abs_tol).correct

@@ -11,9 +11,12 @@ sight of the class::
     )
 
 The cell is tagged ``predict`` and ``nbval-ignore-output``. The next code cell (the reveal)
-runs the experiment, prints what happens and asserts the key against it::
+runs the experiment blind (:mod:`helpers.ui.reveal`): what it prints or draws appears only once the
+question is answered in this kernel, and the key is checked against it out of sight::
 
-    assert H.prediction_key("2.5-q1") == observed_option
+    with H.reveal("2.5-q1") as r:
+        ...
+        r.observed = <index of the option the computation shows>
 
 Two pure graders (arguments in, :class:`Feedback` out) that tests call directly, and two small
 widgets that only draw them:
@@ -23,7 +26,10 @@ widgets that only draw them:
 
 A prediction is *locked* once submitted (the button is disabled), so the learner cannot peek at
 the next cell and change their mind; a second button shows the answer without a guess (and
-locks too). The explanation appears only then. Feedback is in Chinese, like the notebooks.
+locks too). The explanation appears only then, and so does the reveal's output: the kernel
+remembers which questions are answered (:func:`is_answered`) and runs what a reveal left waiting
+(:func:`when_answered`). That set is the one piece of state the predictions keep, per kernel.
+Feedback is in Chinese, like the notebooks.
 """
 
 from __future__ import annotations
@@ -35,8 +41,17 @@ from typing import NamedTuple
 from .._validate import check_int, check_real, check_text
 from .prediction_keys import KEYS, QID, ChoiceKey, NumberKey
 
-__all__ = ["Feedback", "grade_choice", "grade_number", "predict_choice", "predict_number", "prediction_key",
-           "prediction_explanation", "show_answer"]
+__all__ = ["Feedback", "KeyMismatch", "check_observed", "grade_choice", "grade_number", "is_answered",
+           "predict_choice", "predict_number", "prediction_key", "prediction_explanation", "show_answer",
+           "when_answered"]
+
+# The questions answered in this kernel, and what waits for each (the reveals run before the vote).
+_ANSWERED: set[str] = set()
+_WAITING: dict[str, list] = {}
+
+
+class KeyMismatch(AssertionError):
+    """A reveal computed something other than its question's key (the key or the experiment is wrong)."""
 
 
 class Feedback(NamedTuple):
@@ -90,6 +105,48 @@ def prediction_key(qid: str) -> int | float:
     return _question(qid, (ChoiceKey, NumberKey)).answer
 
 
+def check_observed(qid: str, observed) -> None:
+    """Check what a reveal computed against the key of ``qid``; raise :class:`KeyMismatch` if they differ.
+
+    ``observed`` is the index of the option the computation shows (a choice question; an int) or the
+    measured number (a numeric question; it must lie within the key's tolerance, as a prediction must).
+    ``None`` (never set) is a ``ValueError``.
+    """
+    key = _question(qid, (ChoiceKey, NumberKey))
+    if observed is None:
+        raise ValueError(f"observed: the reveal of {qid} never set r.observed (set it inside the with block).")
+    if isinstance(key, ChoiceKey):
+        observed = check_int("observed", observed, 0, note=" (the index of the option the computation shows)")
+        ok = observed == key.answer
+    else:
+        observed = check_real("observed", observed)
+        ok = grade_number(observed, key.answer, rel_tol=key.rel_tol, abs_tol=key.abs_tol).correct
+    if not ok:
+        raise KeyMismatch(f"{qid}: the computation shows {observed!r}, the key in helpers/ui/prediction_keys.py "
+                          f"says {key.answer!r}. Fix the key or the experiment.")
+
+
+def is_answered(qid: str) -> bool:
+    """Whether question ``qid`` was submitted (or its answer shown) in this kernel."""
+    return check_text("qid", qid) in _ANSWERED
+
+
+def when_answered(qid: str, action) -> None:
+    """Run ``action()`` once ``qid`` is answered in this kernel: now if it already is."""
+    if not callable(action):
+        raise TypeError(f"action must be callable; got {type(action).__name__}.")
+    if is_answered(qid):
+        action()
+    else:
+        _WAITING.setdefault(qid, []).append(action)
+
+
+def _mark_answered(qid: str) -> None:
+    _ANSWERED.add(qid)
+    for action in _WAITING.pop(qid, []):
+        action()
+
+
 def prediction_explanation(qid: str) -> str:
     """Why the key of question ``qid`` is right (Chinese); the widget shows it after an answer."""
     return _question(qid, (ChoiceKey, NumberKey)).explanation
@@ -120,7 +177,7 @@ def grade_choice(choice, answer: int, options: Sequence[str], explanation: str =
     tail = f"\n解释：{check_text('explanation', explanation)}" if explanation else ""
     if choice == answer:
         return Feedback(True, f"✅ 预测正确：「{opts[answer]}」。{tail}")
-    return Feedback(False, f"❌ 你选了「{opts[choice]}」，正确答案是「{opts[answer]}」。运行下一格看看实际发生了什么。{tail}")
+    return Feedback(False, f"❌ 你选了「{opts[choice]}」，正确答案是「{opts[answer]}」。{tail}")
 
 
 def grade_number(value, answer: float, *, rel_tol: float = 0.1, abs_tol: float = 0.0, explanation: str = "") -> Feedback:
@@ -150,7 +207,7 @@ def grade_number(value, answer: float, *, rel_tol: float = 0.1, abs_tol: float =
     if abs(value - answer) <= max(rel_tol * abs(answer), abs_tol):
         return Feedback(True, f"✅ 预测正确：{value:g} 与答案 {answer:g} 足够接近。{tail}")
     direction = "偏大" if value > answer else "偏小"
-    return Feedback(False, f"❌ 你的预测 {value:g} {direction}了，答案约为 {answer:g}。运行下一格看看实际发生了什么。{tail}")
+    return Feedback(False, f"❌ 你的预测 {value:g} {direction}了，答案约为 {answer:g}。{tail}")
 
 
 def show_answer(qid: str, options: Sequence[str] | None = None) -> Feedback:
@@ -164,10 +221,10 @@ def show_answer(qid: str, options: Sequence[str] | None = None) -> Feedback:
         shown = f"「{opts[_index('answer', key.answer, opts)]}」"
     else:
         shown = f"{key.answer:g}"
-    return Feedback(False, f"👀 没有预测，直接看答案：{shown}。运行下一格看看实际发生了什么。\n解释：{key.explanation}")
+    return Feedback(False, f"👀 没有预测，直接看答案：{shown}。\n解释：{key.explanation}")
 
 
-def _show(question: str, control, grade, reveal):
+def _show(qid: str, question: str, control, grade, reveal):
     """Draw question + control + submit/show-answer buttons + feedback; lock once either is pressed."""
     import ipywidgets as widgets
     from IPython.display import display
@@ -184,6 +241,7 @@ def _show(question: str, control, grade, reveal):
             button.disabled = True
             peek.disabled = True
             button.description = "已提交" if not fb.message.startswith("👀") else "已看答案"
+            _mark_answered(qid)
 
     button.on_click(lambda _: finish(grade()))
     peek.on_click(lambda _: finish(reveal()))
@@ -218,7 +276,7 @@ def predict_choice(qid: str, question: str, options: Sequence[str]) -> None:
     answer = _index(f"the key of {qid}", key.answer, opts)
     radio = widgets.RadioButtons(options=[(o, i) for i, o in enumerate(opts)], value=None,
                                  layout=widgets.Layout(width="auto"))
-    return _show(question, radio, lambda: grade_choice(radio.value, answer, opts, key.explanation),
+    return _show(qid, question, radio, lambda: grade_choice(radio.value, answer, opts, key.explanation),
                  lambda: show_answer(qid, opts))
 
 
@@ -252,4 +310,4 @@ def predict_number(qid: str, question: str) -> None:
             return Feedback(False, f"「{text}」不是一个有限的数字。")
         return grade_number(value, key.answer, explanation=key.explanation, **tol)
 
-    return _show(question, box, grade, lambda: show_answer(qid))
+    return _show(qid, question, box, grade, lambda: show_answer(qid))
