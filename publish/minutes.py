@@ -16,10 +16,12 @@ The rule, per notebook:
 - a code cell: :data:`CODE_CELL_MIN` minutes to run it and read what it prints or draws;
 - a prediction: :data:`~publish.deck.slides.VOTE_MIN` minutes -- the question, the answer, the reveal
   (the decks' vote; its reveal cell is not counted again as a code cell);
+- a retrieval question of a warm-up (an ``H.recall_*`` call in a cell tagged ``warm-up``): :data:`RECALL_MIN`
+  minutes -- answered from memory, then its explanation read (the cell is not counted again as a code cell);
 - an exercise (a cell tagged ``exercise``): :data:`EXERCISE_MIN` minutes, stated beside the core path and
   not in it: exercises are the lab's and the homework's time (its statement is read on the path).
 
-The core path's minutes are reading + code cells + predictions. A notebook states them in the form
+The core path's minutes are reading + code cells + predictions + retrieval questions. A notebook states them in the form
 :data:`STATED` (``**核心路径**（约 N 分钟，练习另需约 M 分钟）``), rounded to the nearest minute;
 ``tests/test_core_minutes.py`` checks that every notebook states what this rule gives and that it is
 within the at most 20 minutes 2.0 promises.
@@ -36,11 +38,12 @@ from pathlib import Path
 from .deck.slides import VOTE_MIN
 from .notebooks import EXERCISE, series, tags
 
-__all__ = ["READING_PACE", "CODE_CELL_MIN", "VOTE_MIN", "EXERCISE_MIN", "PROMISE", "STATED", "Minutes",
+__all__ = ["READING_PACE", "CODE_CELL_MIN", "VOTE_MIN", "RECALL_MIN", "EXERCISE_MIN", "PROMISE", "STATED", "Minutes",
            "core_cells", "reading_units", "minutes", "stated", "main"]
 
 READING_PACE = 250
 CODE_CELL_MIN = 0.5
+RECALL_MIN = 1.0
 EXERCISE_MIN = 5
 #: What 2.0 promises: every notebook's core path takes at most this many minutes (rounded as stated).
 PROMISE = 20
@@ -48,6 +51,8 @@ PROMISE = 20
 STATED = re.compile(r"\*\*核心路径\*\*（约 (\d+) 分钟(?:，练习另需约 (\d+) 分钟)?）")
 
 PREDICT = "predict"
+WARM_UP = "warm-up"
+RECALL = re.compile(r"\brecall_(?:choice|number)\(")
 HEADING = re.compile(r"^(#{1,6})\s+(.*)$", re.M)
 ABSTRACT = re.compile(r"\*\*Abstract\.\*\*.*?(?:\n\s*\n|\Z)", re.S)
 UNIT = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]|[A-Za-z0-9]+")
@@ -99,6 +104,7 @@ class Minutes:
     code_cells: int
     predictions: int
     exercises: int
+    recalls: int = 0
 
     @property
     def reading(self) -> float:
@@ -106,7 +112,8 @@ class Minutes:
 
     @property
     def core(self) -> float:
-        return self.reading + CODE_CELL_MIN * self.code_cells + VOTE_MIN * self.predictions
+        return (self.reading + CODE_CELL_MIN * self.code_cells + VOTE_MIN * self.predictions
+                + RECALL_MIN * self.recalls)
 
     @property
     def exercise_minutes(self) -> float:
@@ -114,7 +121,7 @@ class Minutes:
 
 
 def _count(name: str, cells) -> Minutes:
-    units = code = predictions = exercises = 0
+    units = code = predictions = exercises = recalls = 0
     reveal = False
     for cell in cells:
         if cell["cell_type"] == "markdown":
@@ -126,9 +133,11 @@ def _count(name: str, cells) -> Minutes:
                 predictions, reveal = predictions + 1, True
             elif EXERCISE in tags(cell):
                 exercises += 1
+            elif WARM_UP in tags(cell):
+                recalls += len(RECALL.findall(_source(cell)))
             else:
                 code += 1
-    return Minutes(name, units, code, predictions, exercises)
+    return Minutes(name, units, code, predictions, exercises, recalls)
 
 
 def _load(path: Path) -> list:
@@ -178,14 +187,16 @@ def main(argv: list[str] | None = None) -> int:
         if not paths:
             parser.error(f"no notebook {', '.join(sorted(wanted))}")
     print(f"rule: {READING_PACE} characters a minute (a Latin word or number is one) + {CODE_CELL_MIN:g} min a code "
-          f"cell + {VOTE_MIN:g} min a prediction; exercises {EXERCISE_MIN:g} min each, beside the core path")
-    print(f"{'notebook':<10} {'chars':>6} {'read':>5} {'code':>4} {'pred':>4} {'core':>5} {'states':>6}  exercises")
+          f"cell + {VOTE_MIN:g} min a prediction + {RECALL_MIN:g} min a warm-up question; exercises {EXERCISE_MIN:g} min "
+          "each, beside the core path")
+    print(f"{'notebook':<10} {'chars':>6} {'read':>5} {'code':>4} {'pred':>4} {'warm':>4} {'core':>5} {'states':>6}  exercises")
     for path in paths:
         m, says = minutes(path), stated(path)
         said = "-" if says is None else str(says[0])
-        print(f"{m.name:<10} {m.units:>6} {m.reading:>5.1f} {m.code_cells:>4} {m.predictions:>4} "
+        print(f"{m.name:<10} {m.units:>6} {m.reading:>5.1f} {m.code_cells:>4} {m.predictions:>4} {m.recalls:>4} "
               f"{m.core:>5.1f} {said:>6}  {m.exercises} x {EXERCISE_MIN:g} = {m.exercise_minutes:g} min")
         if args.sections:
             for s in sections(path):
-                print(f"  {s.name[:40]:<40} {s.units:>6} {s.reading:>5.1f} {s.code_cells:>4} {s.predictions:>4} {s.core:>5.1f}")
+                print(f"  {s.name[:40]:<40} {s.units:>6} {s.reading:>5.1f} {s.code_cells:>4} {s.predictions:>4} "
+                      f"{s.recalls:>4} {s.core:>5.1f}")
     return 0
