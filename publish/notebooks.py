@@ -21,6 +21,11 @@ SOLUTION = "solution"                # a reference answer: removed from the stud
 EXERCISE = "exercise"                # the learner's stub: outputs cleared in the student edition
 FULL_ONLY = "full-edition-only"      # prose true only of the full notebooks
 
+#: Output metadata key under which a blind reveal's placeholder keeps the outputs it hides
+#: (helpers.ui.reveal.HIDDEN_KEY: the learner package cannot be imported by the build, nor the reverse;
+#: tests/test_blind_predictions.py checks the two agree).
+REVEAL_KEY = "self_attention_ch02_reveal"
+
 KERNELSPEC = {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}
 
 
@@ -48,6 +53,12 @@ def series(root: str | os.PathLike | None = None) -> list[Path]:
 def tags(cell) -> set[str]:
     """A cell's tags."""
     return set(cell.get("metadata", {}).get("tags", []))
+
+
+def hidden_outputs(output) -> list[dict] | None:
+    """The outputs a blind reveal's placeholder ``output`` hides (nbformat output dicts), or None if it is none."""
+    hidden = output.get("metadata", {}).get(REVEAL_KEY)
+    return list(hidden["outputs"]) if isinstance(hidden, dict) and "outputs" in hidden else None
 
 
 def execute(nb, cwd: str | os.PathLike, *, timeout: int = 600, allow_errors: bool = False):

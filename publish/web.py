@@ -19,6 +19,9 @@ guide in ``docs/teaching/``:
 - the Sphinx project's own files (conf.py, the search's query splitter, the style sheet) are real
   files in ``publish/templates/web/``, copied as they are;
 - ``--student`` builds it from the student edition instead (no solutions, no guide);
+- a static page has no kernel to vote in, so a predict-then-run reveal (committed as a placeholder that
+  hides its outputs; see ``helpers.ui.reveal``) shows them folded in a closed 「看答案」 box
+  (``<details>``, see ``answer_box``), never open under the question;
 - a widget cannot run in a static page: each widget output is replaced by a *still* of its
   first view (see ``publish/web_stills.py``: the build runs each notebook with a
   widget, up to its last widget cell, in a kernel, and draws the recorded widget state),
@@ -47,7 +50,7 @@ import nbformat
 
 from . import web_stills as ww
 from .student import student_notebook
-from .notebooks import NOTEBOOKS, ROOT, series as _series
+from .notebooks import NOTEBOOKS, ROOT, hidden_outputs, series as _series
 
 TEACHING = ROOT / "docs" / "teaching"
 INDEX = "02-00-index"
@@ -97,6 +100,21 @@ def prose_output(cell) -> bool:
     return bool(long) and all(_CJK_RUN.search(line) for line in long)
 
 
+def answer_box(outputs: list[dict]) -> str:
+    """A reveal's hidden ``outputs`` in a closed 「看答案」 box: printed text in ``<pre>``, figures as images."""
+    parts = []
+    for o in outputs:
+        data = o.get("data", {})
+        if o.get("output_type") == "stream":
+            parts.append(f"<pre>{html.escape(o.get('text', ''))}</pre>")
+        elif "image/png" in data:
+            parts.append(f'<img class="reveal-figure" alt="figure" src="data:image/png;base64,{data["image/png"].strip()}">')
+        elif "text/plain" in data:
+            parts.append(f"<pre>{html.escape(data['text/plain'])}</pre>")
+    return ('<details class="reveal-answer"><summary>看答案（先在上面的预测题里想好你的答案）</summary>'
+            + "".join(parts) + "</details>")
+
+
 def _md_cell(text: str, **meta) -> nbformat.NotebookNode:
     cell = nbformat.v4.new_markdown_cell(text)
     cell.metadata.update(meta)
@@ -130,6 +148,10 @@ def stage_notebook(nb, name: str, *, lite: str, executed=None) -> tuple[nbformat
             tags.append(WRAP_TAG)
         if tags:
             cell.metadata["tags"] = tags
+        for out in cell.get("outputs", []):
+            hidden = hidden_outputs(out)
+            if hidden is not None:
+                out["data"], out["metadata"] = {"text/html": answer_box(hidden), "text/plain": "(看答案)"}, {}
         views = [o for o in cell.get("outputs", []) if ww.WIDGET_MIME in o.get("data", {})]
         if not views:
             continue

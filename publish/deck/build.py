@@ -21,7 +21,7 @@ import re
 from functools import lru_cache
 from pathlib import Path
 
-from ..notebooks import NOTEBOOKS_ENV, notebooks_dir
+from ..notebooks import NOTEBOOKS_ENV, hidden_outputs, notebooks_dir
 from .slides import (CELL_KEY, FIGURE_MIN, PART_KEYS, READING_CHARS_PER_MIN, READY_FILE, ROLES, VOTE_MIN, Deck,
                      DeckError, Slide, SlideCells, Text)
 
@@ -238,7 +238,9 @@ def markdown_html(source: str) -> str:
 
 
 def _images(cell) -> list[str]:
-    return [o["data"]["image/png"] for o in cell.get("outputs", [])
+    """The committed images of ``cell``, those a blind reveal's placeholder hides included."""
+    outs = [h for o in cell.get("outputs", []) for h in (hidden_outputs(o) or [o])]
+    return [o["data"]["image/png"] for o in outs
             if o.get("output_type") in ("display_data", "execute_result") and "image/png" in o.get("data", {})]
 
 
