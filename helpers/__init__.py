@@ -33,7 +33,7 @@ and every other topic is one attribute, ``H.<topic>.<name>``, wherever it lives 
 ``H.heads``, ``H.blockwise`` (core); ``H.contextual``, ``H.soft_lookup``, ``H.gradcheck``,
 ``H.geometry``, ``H.cost``, ``H.saturation``, ``H.normalization``, ``H.shapes``,
 ``H.attention_properties``, ``H.causal_view`` (lessons); ``H.book``; ``H.encoder``,
-``H.real_model`` (model); ``H.plotting``, ``H.timing``, ``H.environment`` (ui); and
+``H.real_model``, ``H.explorer`` (model); ``H.plotting``, ``H.timing``, ``H.environment`` (ui); and
 ``H.multi_head_self_attention``, ``H.gelu``, ``H.layer_norm`` for 2.11-2.12. Bad input raises
 ``TypeError``/``ValueError`` naming the argument and the shape it got
 (:mod:`helpers._validate`).
@@ -54,7 +54,7 @@ from . import book
 from .core import blockwise, heads
 from .lessons import (attention_properties, causal_view, contextual, cost, geometry, gradcheck, normalization,
                       saturation, shapes, soft_lookup)
-from .model import encoder, real_model
+from .model import encoder, explorer, real_model
 from .ui import environment, plotting, timing
 
 from .core.heads import multi_head_self_attention  # 2.11-2.12 (not in __all__: the core list stays the README's)

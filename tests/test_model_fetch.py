@@ -8,7 +8,6 @@ Chinese message, never a traceback.
 """
 
 import contextlib
-import os
 import stat
 
 import pytest

