@@ -109,3 +109,33 @@ def test_a_wrong_observed_fails_the_cell_and_an_error_inside_shows_what_was_prin
         H.reveal("2.5-q9")
     with pytest.raises(TypeError, match="action"):
         predict.when_answered(CHOICE, "not callable")
+
+
+def test_in_a_kernel_the_placeholder_hides_the_outputs_until_the_vote_replaces_it(tmp_path):
+    """Run All in a real kernel: the reveal shows only its placeholder (its outputs in the metadata); the
+    prediction's callback (here called directly, as the widget's button does) swaps the result in by its
+    display id; a reveal run after the vote shows its output at once."""
+    import nbformat
+
+    from publish.notebooks import execute
+
+    qid, key = CHOICE, KEYS[CHOICE].answer
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell(s) for s in [
+        "import helpers as H\nimport matplotlib.pyplot as plt\nH.use_style()",
+        f"with H.reveal({qid!r}) as r:\n    print('hidden 4.2')\n    plt.plot([0, 1]); plt.title('t'); plt.show()\n"
+        f"    r.observed = {key}",
+        f"from helpers.ui.predict import _mark_answered\n_mark_answered({qid!r})",
+        f"with H.reveal({qid!r}) as r:\n    print('shown 7.3')\n    r.observed = {key}",
+    ]]
+    before = nbformat.v4.new_notebook(cells=nb.cells[:2])
+    execute(before, tmp_path)
+    (placeholder,) = before.cells[1].outputs
+    assert set(placeholder.data) == {"text/html"} and "hidden 4.2" not in placeholder.data["text/html"]
+    hidden = placeholder.metadata[R.HIDDEN_KEY]
+    assert hidden["qid"] == qid and [o["output_type"] for o in hidden["outputs"]] == ["stream", "display_data"]
+    assert "image/png" in hidden["outputs"][1]["data"] and R.text_digest(hidden["outputs"]) in placeholder.data["text/html"]
+    execute(nb, tmp_path)
+    (updated,) = nb.cells[1].outputs
+    assert "hidden 4.2" in updated.data["text/html"] and "data:image/png;base64," in updated.data["text/html"]
+    assert [o.get("text") for o in nb.cells[3].outputs] == ["shown 7.3\n"]
