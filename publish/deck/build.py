@@ -22,12 +22,13 @@ from functools import lru_cache
 from pathlib import Path
 
 from ..notebooks import NOTEBOOKS_ENV, hidden_outputs, notebooks_dir
+from .notes import guide_dir, question_of, resolve, slide_notes
 from .slides import (CELL_KEY, FIGURE_MIN, PART_KEYS, READING_CHARS_PER_MIN, READY_FILE, ROLES, VOTE_MIN, Deck,
                      DeckError, Slide, SlideCells, Text)
 
 __all__ = ["NOTEBOOKS_ENV", "notebooks_dir", "notebook_path", "find_cell", "slide_cells", "check_deck", "text_of",
            "slide_markdown", "slide_minutes", "row_minutes", "skipped_numbers", "build_notebook", "schedule",
-           "schedule_markdown", "plan_markdown", "apply_kwargs"]
+           "schedule_markdown", "plan_markdown", "apply_kwargs", "vote_question", "notes_of"]
 
 
 def notebook_path(nb: str, root: Path) -> Path:
@@ -143,6 +144,7 @@ def check_deck(deck: Deck, root: Path | None = None) -> None:
                     text_of(t, root)
                 if s.kind == "figure" and not _images(find_cell(*cells.code, root)):
                     raise DeckError(f"slide {s.name!r}: {cells.code[0]} cell {cells.code[1]} has no committed image output")
+                notes_of(s, root)
                 if cells.kwargs:
                     try:
                         apply_kwargs(find_cell(*cells.code, root).source, cells.kwargs)
@@ -190,7 +192,40 @@ def slide_markdown(slide: Slide, root: Path) -> str:
     parts += [text_of(t, root) for t in cells.texts]
     if slide.body:
         parts.append(slide.body)
+    if slide.ask:
+        guide = guide_dir(root)
+        if guide is None:
+            raise DeckError(f"slide {slide.heading!r} asks the guide's questions {slide.ask}: no docs/teaching found")
+        parts.append("\n".join(f"{i}. {question_of(resolve(guide, ref))}" for i, ref in enumerate(slide.ask, 1)))
     return "\n\n".join(parts)
+
+
+def vote_question(source: str) -> str | None:
+    """The question (second argument) of the ``predict_choice`` / ``predict_number`` call in a vote cell."""
+    for node in ast.walk(ast.parse(source)):
+        if (isinstance(node, ast.Call) and getattr(node.func, "attr", getattr(node.func, "id", "")) in
+                ("predict_choice", "predict_number") and len(node.args) > 1 and isinstance(node.args[1], ast.Constant)):
+            return node.args[1].value
+    return None
+
+
+def notes_of(slide: Slide, root: Path) -> list[str]:
+    """The presenter's notes of ``slide``, as Markdown from the teacher's guide (:mod:`publish.deck.notes`)."""
+    question = None
+    if slide.kind == "vote":
+        question = vote_question(find_cell(*slide_cells(slide, root).code, root).source)
+    notes = slide_notes(slide, guide_dir(root), question)
+    if slide.ask:  # the questions are on the slide; their answers are the teacher's
+        notes += [resolve(guide_dir(root), ref) for ref in slide.ask]
+    return notes
+
+
+def _notes_html(notes: list[str]) -> str:
+    """The notes as HTML for the presenter's window (no MathJax there: inline TeX as plain text)."""
+    def plain(m):
+        return _plain(m.group(1))
+    md = "\n\n".join(re.sub(r"\$\$?([^$]+)\$\$?", plain, n) for n in notes)
+    return markdown_html(md) if md else ""
 
 
 def slide_minutes(slide: Slide, root: Path) -> float:
@@ -258,9 +293,11 @@ def build_notebook(deck: Deck, root: Path | None = None):
     # (/voila/render/deck.ipynb, whose server keeps the ch02 template) shows a written deck as slides too.
     nb.metadata.voila = {"template": "ch02-deck"}
     cells = nb.cells
+    starts = {number: start for number, _, _, start, _ in schedule(deck, root)}
     first = nbformat.v4.new_markdown_cell("# " + deck.title + "\n\n" + "\n".join(
         f"- {r.label}（{r.minutes} 分钟）" for r in deck.rows))
-    first.metadata.deck = {"slide": 1, "kind": "title", "row": "", "skip": False, "html": markdown_html(first.source)}
+    first.metadata.deck = {"slide": 1, "kind": "title", "row": "", "skip": False, "minutes": 0, "start": 0,
+                           "html": markdown_html(first.source), "notes": ""}
     cells.append(first)
     setup = nbformat.v4.new_code_cell("import helpers as H\nH.use_style()")
     setup.metadata.deck = {"slide": 1, "role": "setup"}
@@ -272,7 +309,8 @@ def build_notebook(deck: Deck, root: Path | None = None):
             n += 1
             md = nbformat.v4.new_markdown_cell(slide_markdown(s, root))
             meta = {"slide": n, "kind": s.kind, "row": row.label, "skip": s.skip,
-                    "minutes": round(slide_minutes(s, root), 2), "html": markdown_html(md.source)}
+                    "minutes": round(slide_minutes(s, root), 2), "start": round(starts[n], 2),
+                    "html": markdown_html(md.source), "notes": _notes_html(notes_of(s, root))}
             shown = slide_cells(s, root)
             if s.kind == "figure":
                 meta["images"] = _images(find_cell(*shown.code, root))

@@ -18,6 +18,11 @@ import argparse
 import sys
 from pathlib import Path
 
+#: The deck's keys (the page's script: publish/share/jupyter/voila/templates/ch02-deck/index.html.j2).
+KEYS = ("→ / ← or PageDown / PageUp: next / back; a number then Enter (or #N in the address): that slide; "
+        "O: overview of every slide; B or .: black screen; S: the presenter's window (the guide's notes, the plan's "
+        "minute, a clock, vote reset for the next class); Ctrl+P: the handout (one slide per page)")
+
 
 def main(argv: list[str] | None = None) -> int:
     from .build import check_deck, notebooks_dir, plan_markdown, schedule_markdown
@@ -93,8 +98,7 @@ def main(argv: list[str] | None = None) -> int:
         if server.preheat:
             print(f"{deck.title}: running the deck in a spare kernel ...", flush=True)
             server.wait_warm()
-        print(f"{deck.title}\n  {server.url}\n(→ / ← or PageDown / PageUp: next / back; Ctrl-C stops the server)",
-              flush=True)
+        print(f"{deck.title}\n  {server.url}\n{KEYS}\n(Ctrl-C stops the server)", flush=True)
         if not args.no_browser:
             import webbrowser
 

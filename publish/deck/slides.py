@@ -81,6 +81,9 @@ class Slide:
     minutes : stated minutes of a live demo or an activity
     skip : the plan's row skips this slide when time is short (the deck marks it)
     heading, body : an activity slide's heading and text (the plan row's own words)
+    notes : guide references (``"02-09#讨论题/2"``) shown in the presenter's view (:mod:`publish.deck.notes`)
+    ask : guide references whose bold question the slide shows (a discussion question on screen; its answer
+          goes to the presenter's notes)
     """
 
     kind: str
@@ -89,6 +92,8 @@ class Slide:
     skip: bool = False
     heading: str = ""
     body: str = ""
+    notes: tuple[str, ...] = ()
+    ask: tuple[str, ...] = ()
 
     def __post_init__(self):
         if self.kind not in ("text", "figure", "vote", "live", "activity"):
@@ -143,14 +148,14 @@ class Deck:
         return [s for r in self.rows for s in r.slides]
 
 
-def text(name: str, skip: bool = False) -> Slide:
+def text(name: str, skip: bool = False, notes: tuple[str, ...] = ()) -> Slide:
     """A text slide: the markdown cells that carry ``name``."""
-    return Slide("text", name, skip=skip)
+    return Slide("text", name, skip=skip, notes=tuple(notes))
 
 
-def figure(name: str, skip: bool = False) -> Slide:
+def figure(name: str, skip: bool = False, notes: tuple[str, ...] = ()) -> Slide:
     """The committed image of the cell with role ``figure``, under the text of the slide's markdown cells."""
-    return Slide("figure", name, skip=skip)
+    return Slide("figure", name, skip=skip, notes=tuple(notes))
 
 
 def vote(name: str, skip: bool = False) -> Slide:
@@ -158,11 +163,12 @@ def vote(name: str, skip: bool = False) -> Slide:
     return Slide("vote", name, skip=skip)
 
 
-def live(name: str, demo: float, skip: bool = False) -> Slide:
+def live(name: str, demo: float, skip: bool = False, notes: tuple[str, ...] = ()) -> Slide:
     """A live widget: the ``setup`` cells run first, then the ``live`` cell; ``demo``: the minutes of the demo."""
-    return Slide("live", name, minutes=float(demo), skip=skip)
+    return Slide("live", name, minutes=float(demo), skip=skip, notes=tuple(notes))
 
 
-def activity(heading: str, body: str, minutes: float) -> Slide:
-    """A slide for work or discussion (the lab, the opening, the close): the plan row's own words."""
-    return Slide("activity", minutes=float(minutes), heading=heading, body=body)
+def activity(heading: str, body: str, minutes: float, notes: tuple[str, ...] = (), ask: tuple[str, ...] = ()) -> Slide:
+    """A slide for work or discussion (the lab, the opening, the close): the plan row's own words; ``ask``: the
+    guide's discussion questions it puts on screen (their answers in the notes)."""
+    return Slide("activity", minutes=float(minutes), heading=heading, body=body, notes=tuple(notes), ask=tuple(ask))

@@ -476,3 +476,96 @@ def test_the_voila_route_uses_the_installed_templates(voila_route, page720):
     assert pg.evaluate("f => Array.from(document.fonts).filter(x => x.family.replace(/[\"']/g, '') === f)"
                        ".map(x => x.status)", DECK_FONT) == ["loaded"]
     assert not _foreign(requests), f"the deck on the Voila route asked other hosts: {_foreign(requests)[:5]}"
+
+
+GUIDE = Path(__file__).resolve().parents[2] / "docs" / "teaching"
+
+
+def _guide_start_minute(deck_key: str, n: int) -> str:
+    """The minute the guide's slide table (docs/teaching/README.md, under the deck's plan) gives slide n."""
+    text = (GUIDE / "README.md").read_text(encoding="utf-8")
+    plan = text.split(f"### {DECKS[deck_key].title}\n", 1)[1].split("\n### ", 1)[0]
+    row = re.search(rf"^\| {n} \| [^\n]*\| (\d+|跳过) \|$", plan, re.M)
+    assert row, f"the guide's table for deck {deck_key} has no slide {n}"
+    return row.group(1)
+
+
+def _guide_answer(page: str, slide_text: str) -> str:
+    """The bold answer of the guide item (## 预测题答案 of docs/teaching/<page>.md) whose quoted question is on the slide."""
+    answers = (GUIDE / f"{page}.md").read_text(encoding="utf-8").split("## 预测题答案", 1)[1].split("\n## ", 1)[0]
+    flat = re.sub(r"\s+", "", slide_text)
+    found = [m for m in re.finditer(r"「([^」]+)」[^*]*\*\*(.+?)\*\*", answers) if re.sub(r"\s+", "", m.group(1)) in flat]
+    assert len(found) == 1, f"{page}: {len(found)} answers whose question is on the slide"
+    return found[0].group(2)
+
+
+@pytest.mark.parametrize("deck_url", ["2"], indirect=True, ids=["deck-2"])
+def test_the_teachers_controls(deck_url, page720, widget_budget_s):
+    """Jump by number and by the address, the overview, the black screen, the presenter's window (the guide's answer
+    for the vote on screen, the guide's planned minute, a running clock) and the vote reset for a second section."""
+    key, url, _ = deck_url
+    pg = page720
+    pg.goto(url + "#40", wait_until="commit")
+    pg.wait_for_function("() => document.body.dataset.deckWidgets === 'ready'", timeout=180_000)
+    assert pg.evaluate("() => window.deck.current() + 1") == 40
+    pg.evaluate("() => { location.hash = '#39'; }")  # typed in the address bar while on slide 40
+    pg.wait_for_function("() => window.deck.current() + 1 === 39", timeout=5_000)
+    pg.keyboard.type("16")
+    assert pg.is_visible("#deck-jump") and "16" in pg.inner_text("#deck-jump")
+    pg.keyboard.press("Enter")
+    assert pg.evaluate("() => window.deck.current() + 1") == 16 and not pg.is_visible("#deck-jump")
+    assert pg.evaluate("() => location.hash") == "#16"
+    # The overview: a tile per slide, the current one marked; a click goes there.
+    pg.keyboard.press("o")
+    assert pg.is_visible("#deck-overview")
+    count = pg.evaluate("() => window.deck.count")
+    assert pg.locator("#deck-overview .deck-tile").count() == count
+    assert pg.get_attribute("#deck-overview .deck-tile-current", "data-slide") == "16"
+    assert pg.locator("#deck-overview .deck-tile-skip").count() == sum(s.skip for s in DECKS[key].slides)
+    pg.locator("#deck-overview .deck-tile").nth(4).click()
+    assert pg.evaluate("() => window.deck.current() + 1") == 5 and not pg.is_visible("#deck-overview")
+    # The black screen covers the whole projector and goes with the same key.
+    pg.keyboard.press("b")
+    assert pg.evaluate("() => document.elementFromPoint(640, 360).id") == "deck-black"
+    assert pg.evaluate("() => getComputedStyle(document.getElementById('deck-black')).backgroundColor") == "rgb(0, 0, 0)"
+    pg.keyboard.press("b")
+    assert pg.evaluate("() => document.elementFromPoint(640, 360).id") != "deck-black"
+    # The presenter's window, on a vote of 2.8: the guide's answer to the question on screen, the guide's minute.
+    votes = [i for i, s in enumerate(DECKS[key].slides, start=2) if s.kind == "vote" and s.notebook == "02-08"]
+    n = votes[0]
+    pg.evaluate("n => window.deck.show(n - 1)", n)
+    with pg.context.expect_page() as opened:
+        pg.keyboard.press("s")
+    pop = opened.value
+    pop.wait_for_selector("#p-notes")
+    slide_text = pg.inner_text(f"#deck-slide-{n}")
+    answer = _guide_answer("02-08", slide_text)
+    assert answer in pop.inner_text("#p-notes"), f"slide {n}: the notes lack the guide's answer {answer!r}"
+    notes = pop.inner_text("#p-notes")
+    explained = notes.split(answer, 1)[1].strip("。 \n")[:20]  # the guide's explanation: never on the projector
+    assert explained and explained not in slide_text, f"slide {n}: the projector shows the notes {explained!r}"
+    assert f"第 {_guide_start_minute(key, n)} 分钟开始" in pop.inner_text("#p-plan")
+    assert f"第 {n} / {count} 张" in pop.inner_text("#p-number")
+    first = pop.inner_text("#p-clock")
+    pop.wait_for_function("t => document.getElementById('p-clock').textContent !== t", arg=first, timeout=3_000)
+    # The presenter's window turns the projector's page, and follows it.
+    pop.keyboard.press("ArrowRight")
+    assert pg.evaluate("() => window.deck.current() + 1") == n + 1
+    assert f"第 {n + 1} / {count} 张" in pop.inner_text("#p-number")
+    pg.evaluate("n => window.deck.show(n - 1)", n)
+    # Vote reset: answer the vote, reset from the presenter's window, the vote is blank and can be answered again.
+    live = f"#deck-slide-{n} .deck-live"
+    for _ in range(2):
+        assert "解释" not in pg.inner_text(live)
+        pg.locator(f"{live} .widget-radio-box label").first.click()
+        pg.locator(f"{live} button", has_text="提交预测").click()
+        pg.wait_for_function("sel => /解释/.test(document.querySelector(sel).innerText)", arg=live,
+                             timeout=widget_budget_s * 1000)
+        assert pg.locator(f"{live} button").first.is_disabled()
+        pop.once("dialog", lambda d: d.accept())
+        pop.click("#p-reset-votes")
+        pg.wait_for_function("sel => !/解释/.test(document.querySelector(sel).innerText) && "
+                             "!document.querySelector(sel + ' button').disabled && "
+                             "!document.querySelector(sel + ' .widget-radio-box input:checked')", arg=live,
+                             timeout=widget_budget_s * 1000)
+        assert "已重置" in pop.inner_text("#p-reset-said")
