@@ -8,7 +8,8 @@ What changes, by cell tag (see CONTRIBUTING.md):
 - ``exercise``  cells keep their code (the stub to fill in) but lose their outputs.
 
 Everything else -- prose, figures, self-checks, predict-then-run widgets, sliders -- is kept
-as committed. The work is done by nbconvert's own ``TagRemovePreprocessor``; this script only
+as committed; a prediction's reveal is committed as a placeholder that shows its result only once
+the student has answered in their own kernel (``helpers.ui.reveal``), so it needs nothing here. The work is done by nbconvert's own ``TagRemovePreprocessor``; this script only
 points it at the series' tags and writes the files. The teacher keeps the full notebooks;
 ``docs/teaching/`` (which has the answers) is not copied.
 """
