@@ -10,7 +10,12 @@ The mechanical giveaways, checked on the committed notebooks and on the student 
   abstract and the learning goals included) holds a clause of the explanation, a long stretch
   of it, or the key's option text;
 - the reveal cell is the cell right after the question (no markdown "揭晓" in between that a
-  class would read under the widget), and it asserts ``H.prediction_key(<id>)``;
+  class would read under the widget) and runs its experiment blind, ``with H.reveal(<id>) as r:``
+  (``helpers.ui.reveal``), setting ``r.observed``; no notebook names ``prediction_key`` (the key
+  check is inside the helper, out of the learner's view);
+- what the committed reveal cell shows is only the placeholder: no stream, no image, no text under
+  the question; the outputs it hides sit in the placeholder's metadata (for the static editions), with
+  a digest in its text that matches them (so strict nbval still sees a changed hidden number);
 - solution cells are committed with their outputs cleared and unrun, so "Run All" in the
   committed file never shows a transfer exercise's answer.
 
@@ -21,6 +26,7 @@ result away).
 from __future__ import annotations
 
 import ast
+import html
 import re
 from pathlib import Path
 
@@ -29,6 +35,7 @@ import pytest
 from nbcells import cells as _cells, src as _src, tags as _tags
 
 from helpers.ui.prediction_keys import KEYS, QID, ChoiceKey, NumberKey
+from helpers.ui.reveal import HIDDEN_KEY, placeholder_html, text_digest
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("02-*.ipynb"))
@@ -195,17 +202,70 @@ def test_nothing_above_a_question_states_its_result(path):
                 assert part not in text, f"{where} states the key's option {option!r}"
 
 
+def reveal_problems(name: str, cells: list[dict], p: dict) -> list[str]:
+    """Why the cell after prediction ``p`` is not a blind reveal of it (empty: it is one)."""
+    where = f"{name} cell {p['k'] + 1} (the reveal of {p['qid']})"
+    nxt = cells[p["k"] + 1] if p["k"] + 1 < len(cells) else None
+    if nxt is None or nxt["cell_type"] != "code":
+        return [f"{where}: the reveal code cell must come right after the question (markdown under the widget "
+                "is read before the vote)"]
+    problems = []
+    if not re.search(rf"^\s*with H\.reveal\(\"{re.escape(p['qid'])}\"\) as r:", _src(nxt), re.M):
+        problems.append(f"{where}: does not run its experiment blind, `with H.reveal({p['qid']!r}) as r:`")
+    if "r.observed" not in _src(nxt):
+        problems.append(f"{where}: never sets r.observed (the key check)")
+    placeholders = 0
+    for out in nxt.get("outputs", []):
+        hidden = out.get("metadata", {}).get(HIDDEN_KEY)
+        data = out.get("data", {})
+        if out.get("output_type") != "display_data" or hidden is None or set(data) != {"text/html"}:
+            problems.append(f"{where}: a saved output shows the result under the question: {out.get('output_type')} "
+                            f"{sorted(data)}")
+            continue
+        placeholders += 1
+        shown = "".join(data["text/html"]) if isinstance(data["text/html"], list) else data["text/html"]
+        if hidden.get("qid") != p["qid"] or shown != placeholder_html(p["qid"], text_digest(hidden["outputs"])):
+            problems.append(f"{where}: the placeholder is not the one of its hidden outputs (stale digest?)")
+    if nxt.get("execution_count") is not None and placeholders != 1:
+        problems.append(f"{where}: a run reveal shows exactly one placeholder; it shows {placeholders}")
+    return problems
+
+
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name[:5])
-def test_the_reveal_is_the_next_cell_and_asserts_the_key(path):
+def test_every_reveal_is_the_next_cell_and_blind(path):
     cells = _cells(path)
-    for p in predictions(cells):
-        nxt = cells[p["k"] + 1] if p["k"] + 1 < len(cells) else None
-        assert nxt is not None and nxt["cell_type"] == "code", \
-            f"{path.name} cell {p['k'] + 1}: the reveal code cell must come right after the question {p['qid']} " \
-            "(markdown under the widget is read before the vote)"
-        later = "\n".join(_src(c) for c in cells[p["k"] + 1:] if c["cell_type"] == "code")
-        assert re.search(rf"assert[^\n]*prediction_key\(\"{re.escape(p['qid'])}\"\)", later), \
-            f"{path.name}: no reveal asserts H.prediction_key({p['qid']!r}) against the computation"
+    problems = [x for p in predictions(cells) for x in reveal_problems(path.name, cells, p)]
+    if path.name.startswith("02-13") and not any(c.get("outputs") for c in cells if c["cell_type"] == "code"):
+        pytest.fail(f"{path.name} is committed unrun")
+    assert not problems, "\n".join(problems)
+    code = "\n".join(_src(c) for c in cells if c["cell_type"] == "code")
+    assert "prediction_key" not in code, f"{path.name}: the key check belongs inside H.reveal, out of the learner's view"
+
+
+def test_the_reveal_check_catches_a_saved_result_and_an_open_reveal():
+    question = {"cell_type": "code", "metadata": {"tags": ["predict"]}, "outputs": [],
+                "source": 'H.predict_choice("2.5-q1", "q?", ["a", "b", "c", "d"])'}
+    p = predictions([question])[0]
+    hidden = [{"output_type": "stream", "name": "stdout", "text": "ratio 8.0\n"}]
+    good = {"cell_type": "code", "execution_count": 3, "source": 'with H.reveal("2.5-q1") as r:\n    r.observed = 2',
+            "outputs": [{"output_type": "display_data", "data": {"text/html": placeholder_html("2.5-q1", text_digest(hidden))},
+                         "metadata": {HIDDEN_KEY: {"qid": "2.5-q1", "outputs": hidden}}}]}
+    assert reveal_problems("fake", [question, good], p) == []
+    shown = dict(good, outputs=hidden)
+    assert any("shows the result" in x for x in reveal_problems("fake", [question, shown], p))
+    stale = dict(good, outputs=[dict(good["outputs"][0], metadata={HIDDEN_KEY: {"qid": "2.5-q1", "outputs": [
+        dict(hidden[0], text="ratio 9.0\n")]}})])
+    assert any("stale digest" in x for x in reveal_problems("fake", [question, stale], p))
+    old = dict(good, source='observed = 2\nassert H.prediction_key("2.5-q1") == observed')
+    assert any("blind" in x for x in reveal_problems("fake", [question, old], p))
+
+
+def test_the_build_reads_the_hidden_outputs_under_the_helpers_key():
+    from publish.notebooks import REVEAL_KEY, hidden_outputs
+
+    assert REVEAL_KEY == HIDDEN_KEY
+    out = {"output_type": "display_data", "data": {}, "metadata": {HIDDEN_KEY: {"qid": "2.5-q1", "outputs": [1]}}}
+    assert hidden_outputs(out) == [1] and hidden_outputs({"output_type": "stream", "text": "x"}) is None
 
 
 # --------------------------------------------------------------------------- solutions
@@ -238,3 +298,34 @@ def test_the_checks_catch_a_visible_key():
 def test_the_shared_stretch_measure():
     assert longest_common_substring(norm("所以新输入不再是原输入的一个排列"), norm("所以输入不再是原输入的一个排列。")) == 13
     assert longest_common_substring("abc", "xyz") == 0
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name[:5])
+def test_student_edition_reveals_are_blind_too(student, path):
+    cells = [dict(c) for c in nbformat.read(student[path.name], as_version=4).cells]
+    problems = [x for p in predictions(cells) for x in reveal_problems(f"student {path.name}", cells, p)]
+    assert not problems, "\n".join(problems)
+
+
+def test_the_web_edition_folds_each_reveal_into_a_closed_answer_box():
+    from publish.web import stage_notebook
+
+    path = next(p for p in NOTEBOOKS if p.name.startswith("02-06"))
+    nb = nbformat.read(path, as_version=4)
+    staged, _ = stage_notebook(nb, path.name, lite="lite/index.html")
+    found = 0
+    for p in predictions([dict(c) for c in staged.cells]):
+        reveal = staged.cells[p["k"] + 1]
+        for out in reveal.outputs:
+            assert out.output_type == "display_data" and set(out.data) == {"text/html", "text/plain"}
+            box = out.data["text/html"]
+            assert box.startswith('<details class="reveal-answer"><summary>看答案') and "<details open" not in box
+            committed = next(c for c in nb.cells if c.get("id") == reveal.get("id"))
+            hidden = committed.outputs[0].metadata[HIDDEN_KEY]["outputs"]
+            for h in hidden:
+                if h["output_type"] == "stream":
+                    assert html.escape(h["text"].splitlines()[0]) in box
+                else:
+                    assert h["data"]["image/png"].strip()[:200] in box
+            found += 1
+    assert found == 2, "02-06 asks two questions, each with one reveal"
