@@ -3,8 +3,9 @@
 A prediction cell shows only its question and choices, ``H.predict_choice("2.5-q1", question,
 options)``; the key and the explanation live here, under the question's id, so a class that
 reads the cell on a projector cannot read the answer before it votes. The reveal cell after the
-question asserts ``H.prediction_key("2.5-q1")`` against what it computes, and the teacher's
-guide (``docs/teaching/``) answers every question for teachers.
+question, ``with H.reveal("2.5-q1") as r: ...``, checks what it computes against the key out of
+sight (:mod:`helpers.ui.reveal`), and the teacher's guide (``docs/teaching/``) answers every
+question for teachers.
 
 Question ids are ``"2.N-qK"``: section 2.N (notebook ``02-NN``), the K-th prediction of that
 notebook in reading order. A :class:`ChoiceKey` stores the index of the right option (into the
