@@ -34,6 +34,7 @@ FIGURES = {
     "lecture": "Lecture deck: first live widget vs a bare kernel",
     "lecture_breakdown": "Lecture deck page: where its time goes",
     "ci": "CI: bash .ci/run on a fresh clone, this commit vs a baseline",
+    "model_explorer": "2.13 attention explorer: re-encode + redraw and a move vs a bare kernel",
 }
 
 _MARK = re.compile(r"^<!-- figure: ([\w-]+) -->$", re.M)

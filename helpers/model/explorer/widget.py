@@ -82,7 +82,8 @@ class ExplorerFigure:
             self.outline = Rectangle((-0.5, -0.5), 1, 1, fill=False, edgecolor=QUERY_COLOR, lw=1.5, clip_on=False,
                                      animated=True)
             self.ax_all.add_patch(self.outline)
-            self.ax_row.tick_params(axis="x", bottom=False)
+            for ax in (self.ax_row, self.ax_all):    # no x ticks: the token labels are texts drawn per sentence
+                ax.set_xticks([])
             self.ax_row.legend(handles=[Patch(color=SINK_COLOR, label="[CLS] / [SEP]"),
                                         Patch(color=QUERY_COLOR, label="the token itself"),
                                         Patch(color=HIDDEN_COLOR, label="hidden by a causal mask")],
@@ -92,6 +93,8 @@ class ExplorerFigure:
             cax = self.fig.add_axes((0.905, box.y0, 0.018, box.height))
             self.fig.colorbar(self.image, cax=cax).set_label("weight")
         self._background = None
+        self._base = None               # the background without token labels, the same for every sentence
+        self.labels: list = []
         self._animated = [self.bars, self.title, self.image, *self.separators, self.outline]
 
     def fits(self, view: AttentionView) -> bool:
@@ -99,30 +102,45 @@ class ExplorerFigure:
         return view.all_heads.shape[:2] == (self.n_layers, self.n_heads)
 
     def _set_tokens(self, tokens) -> None:
-        """A new sentence: new token labels on the shared axis; the background is painted again at the next draw."""
+        """A new sentence: T slots on the shared axis and one text per token under them (drawn over the cached
+        background, then kept as this sentence's background)."""
         import matplotlib
+        from matplotlib.transforms import blended_transform_factory
 
         self.tokens = list(tokens)
         T, rows = len(self.tokens), self.n_layers * self.n_heads
+        for text in self.labels:
+            text.remove()
         with matplotlib.rc_context(STYLE):
             self.ax_all.set_xlim(-0.5, T - 0.5)
-            self.ax_all.set_xticks(np.arange(T), [_ascii(t) for t in self.tokens], rotation=90,
-                                   fontsize=STYLE["xtick.labelsize"] if T <= 20 else 10)
+            under = blended_transform_factory(self.ax_all.transData, self.ax_all.transAxes)
+            size = STYLE["xtick.labelsize"] if T <= 20 else MIN_FONT_PT
+            self.labels = [self.ax_all.text(j, -0.02, _ascii(t), transform=under, rotation=90, ha="center", va="top",
+                                            fontsize=size, animated=True) for j, t in enumerate(self.tokens)]
         self.image.set_data(np.zeros((rows, T)))
         self.image.set_extent((-0.5, T - 0.5, rows - 0.5, -0.5))
         self.outline.set_width(T)
         self._background = None
 
     def draw(self, view: AttentionView) -> None:
-        """Show ``view``: the background (axes, ticks, labels) only when the tokens change, then the data artists."""
+        """Show ``view``. A new sentence restores the background (painted in full at the first draw only: axes,
+        legend, colour bar), draws its token labels and keeps that; a move restores it and draws only the data."""
         if not self.fits(view):
             raise ValueError(f"this figure shows {self.n_layers} layers x {self.n_heads} heads; the view has "
                              f"{view.all_heads.shape[:2]}: build a new ExplorerFigure.")
         if view.tokens != self.tokens:
             self._set_tokens(view.tokens)
         T = len(self.tokens)
+        renderer = self.canvas.get_renderer()
         if self._background is None:
-            self.canvas.draw()          # animated artists are skipped: this paints axes, ticks and labels
+            if self._base is None:      # once per figure: axes, legend, colour bar (no x ticks: it fits every T)
+                self.canvas.draw()      # animated artists (data, token labels) are skipped
+                self._base = self.canvas.copy_from_bbox(self.fig.bbox)
+                renderer = self.canvas.get_renderer()
+            else:
+                self.canvas.restore_region(self._base)
+            for text in self.labels:
+                text.draw(renderer)
             self._background = self.canvas.copy_from_bbox(self.fig.bbox)
         self.canvas.restore_region(self._background)
         self.image.set_data(view.all_heads.reshape(self.n_layers * self.n_heads, T))
@@ -137,7 +155,6 @@ class ExplorerFigure:
                                  SINK_COLOR if j in (0, T - 1) else QUERY_COLOR if j == view.token else KEY_COLOR
                                  for j in range(T)])
         self.title.set_text(_title(view))
-        renderer = self.canvas.get_renderer()
         for artist in self._animated:
             artist.draw(renderer)
 
@@ -150,12 +167,12 @@ class ExplorerFigure:
         path = Path(path)
         if path.suffix not in (".png", ".svg"):
             raise ValueError(f"path must end in .png or .svg; got {str(path)!r}.")
-        for artist in self._animated:
+        for artist in (*self._animated, *self.labels):
             artist.set_animated(False)
         try:
             self.fig.savefig(path)
         finally:
-            for artist in self._animated:
+            for artist in (*self._animated, *self.labels):
                 artist.set_animated(True)
         return path
 
