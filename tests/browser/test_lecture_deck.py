@@ -388,7 +388,23 @@ def test_deck(deck_url, page720, widget_budget_s):
         assert choices, f"deck {key}: no vote choice in Chinese was checked"
     if key in ("1", "2"):
         assert voted, f"deck {key} has no vote"
+    # The handout: Chromium's print to PDF (the print CSS) has every slide, each on its own 1280x720 page.
+    pages = _pdf_pages(pg.pdf(prefer_css_page_size=True, print_background=True))
+    assert len(pages) == count, f"deck {key}: the printed PDF has {len(pages)} pages for {count} slides"
+    assert all(abs(w - 960) < 1 and abs(h - 540) < 1 for w, h in pages), f"deck {key}: page sizes {set(pages)} (pt)"
     assert not _foreign(requests), f"deck {key} asked other hosts: {_foreign(requests)[:5]}"
+
+
+def _pdf_pages(pdf: bytes) -> list[tuple[float, float]]:
+    """(width, height) in pt of every page object of a PDF as Chromium writes it (page dictionaries uncompressed)."""
+    boxes = []
+    for m in re.finditer(rb"/Type\s*/Page(?![a-zA-Z])(.*?)>>", pdf, re.S):
+        box = re.search(rb"/MediaBox\s*\[\s*([-\d.]+)\s+([-\d.]+)\s+([-\d.]+)\s+([-\d.]+)", pdf[m.start() - 400:m.end() + 400])
+        x0, y0, x1, y1 = (float(v) for v in box.groups())
+        boxes.append((x1 - x0, y1 - y0))
+    counts = [int(c) for c in re.findall(rb"/Count\s+(\d+)", pdf)]  # the page tree's nodes; its root counts all
+    assert counts and max(counts) == len(boxes), f"the PDF's page tree ({counts}) and its {len(boxes)} pages disagree"
+    return boxes
 
 
 @pytest.fixture
@@ -561,7 +577,8 @@ def test_the_teachers_controls(deck_url, page720, widget_budget_s):
         pg.locator(f"{live} button", has_text="提交预测").click()
         pg.wait_for_function("sel => /解释/.test(document.querySelector(sel).innerText)", arg=live,
                              timeout=widget_budget_s * 1000)
-        assert pg.locator(f"{live} button").first.is_disabled()
+        pg.wait_for_function("sel => document.querySelector(sel + ' button').disabled", arg=live,  # locked once answered
+                             timeout=widget_budget_s * 1000)
         pop.once("dialog", lambda d: d.accept())
         pop.click("#p-reset-votes")
         pg.wait_for_function("sel => !/解释/.test(document.querySelector(sel).innerText) && "
