@@ -27,6 +27,7 @@ MODULES = (
     "nb06_softmax",
     "nb07_whole_formula",
     "nb08_worked_example",
+    "nb08_faded_example",
     "nb09_properties",
     "nb10_causal_mask",
     "nb11_beyond_single_head",
