@@ -142,8 +142,9 @@ def check_deck(deck: Deck, root: Path | None = None) -> None:
                 cells = slide_cells(s, root)
                 for t in cells.texts:
                     text_of(t, root)
-                if s.kind == "figure" and not _images(find_cell(*cells.code, root)):
-                    raise DeckError(f"slide {s.name!r}: {cells.code[0]} cell {cells.code[1]} has no committed image output")
+                if s.kind == "figure" and not (_images(find_cell(*cells.code, root)) or _printed(find_cell(*cells.code, root))):
+                    raise DeckError(f"slide {s.name!r}: {cells.code[0]} cell {cells.code[1]} has no committed image "
+                                    "or printed output")
                 notes_of(s, root)
                 if cells.kwargs:
                     try:
@@ -279,6 +280,12 @@ def _images(cell) -> list[str]:
             if o.get("output_type") in ("display_data", "execute_result") and "image/png" in o.get("data", {})]
 
 
+def _printed(cell) -> str:
+    """What a code cell printed (its committed stream output), for a figure slide whose cell draws no image."""
+    outs = [h for o in cell.get("outputs", []) for h in (hidden_outputs(o) or [o])]
+    return "".join(o.get("text", "") for o in outs if o.get("output_type") == "stream" and o.get("name") == "stdout")
+
+
 def build_notebook(deck: Deck, root: Path | None = None):
     """The deck as a notebook: slide cells (markdown) and the few code cells its live slides need."""
     import nbformat
@@ -312,8 +319,10 @@ def build_notebook(deck: Deck, root: Path | None = None):
                     "minutes": round(slide_minutes(s, root), 2), "start": round(starts[n], 2),
                     "html": markdown_html(md.source), "notes": _notes_html(notes_of(s, root))}
             shown = slide_cells(s, root)
-            if s.kind == "figure":
+            if s.kind == "figure":  # its image, or what its cell printed (2.8's Q, K, V: numbers on screen)
                 meta["images"] = _images(find_cell(*shown.code, root))
+                if not meta["images"]:
+                    meta["printed"] = _printed(find_cell(*shown.code, root)).rstrip("\n")
             md.metadata.deck = meta
             cells.append(md)
             if s.kind in ("vote", "live"):

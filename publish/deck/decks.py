@@ -100,9 +100,11 @@ LECTURE_1 = Deck("1", "第一讲：从“为什么需要上下文”到 softmax�
 ))
 
 LECTURE_2 = Deck("2", "第二讲：完整公式、手算例子与因果掩码（2.7–2.12）", (
-    Row("回顾", "上一讲的公式；五步与形状", 4, "演示视图", (
+    Row("回顾", "上一讲的公式；五步的名字", 4, "演示视图", (
         text("02-00/recap-formula"),
-        activity("回顾", "请一位同学在白板上写出五步和每一步的形状，其余同学纠错。", 3),
+        # The steps' names only: their shapes are the next row's first vote (2.7-q1 asks for the output's shape).
+        activity("回顾", "请一位同学在白板上按顺序写出五步的名字（投影、打分、缩放、softmax、加权求和），"
+                         "先不写形状（下一张的投票问的就是形状），其余同学纠错。", 3),
     )),
     Row("2.7", "五步与每一步的形状；形状流转图；没有递归", 10, "演示视图", (
         text("02-07/title"),
@@ -119,7 +121,9 @@ LECTURE_2 = Deck("2", "第二讲：完整公式、手算例子与因果掩码（
     Row("2.8", "书中 4 个 token 的例子；为什么第 3、4 行是均匀的；笔误与舍入", 14, "演示视图（热力图）", (
         text("02-08/title"),
         text("02-08/inputs"),
+        figure("02-08/qkv"),  # the numbers on screen: Q, K, V as the notebook prints them
         vote("02-08/q1"),  # the widget asks the whole question
+        figure("02-08/scores"),  # S after the vote on row 3 (its rows 3 and 4 are the answer), before A_12 vs A_21
         text("02-08/uniform-rows"),
         vote("02-08/q2"),
         figure("02-08/exact-vs-book"),
@@ -166,14 +170,16 @@ LECTURE_2 = Deck("2", "第二讲：完整公式、手算例子与因果掩码（
         text("02-12/capstone-b"),
         text("02-12/weak-test", skip=True),
     ), page="02-12"),
-    Row("收尾", "讨论题一道（从 2.9 或 2.10 的指南页里选）", 7, "—", (
-        activity("讨论", "从 2.9 或 2.10 的指南页里选一道讨论题：先两人一组讨论 3 分钟，再请两组分享。", 7),
+    Row("收尾", "讨论题（2.9、2.10 的指南页各一道，题目在幻灯片上，参考答案在讲者视图里）", 7, "—", (
+        activity("讨论", "选一道：先两人一组讨论 3 分钟，再请两组分享。", 7,
+                 ask=("02-10#讨论题/3", "02-09#讨论题/3")),
     )),
 ))
 
 LAB = Deck("lab", "实验课：练习与综合练习（学生版）", (
     Row("准备", "发放学生版，每人打开 JupyterLab，运行 2.0 的环境检查", 10, "演示视图", (
-        activity("准备", "下载学生版，打开 JupyterLab，运行 2.0「环境检查」一格：最后一行应是 Everything needed is here.", 10),
+        activity("准备", "学生版在老师发的课程链接或压缩包里（不是完整版的 notebooks/）：解压或点开链接，打开 JupyterLab，"
+                         "运行 2.0「环境检查」一格：最后一行应是 Everything needed is here.", 10),
     )),
     Row("练习一轮", "2.2、2.5 的迁移练习与预测题；自检（self-check）告诉学生对错", 20, "Lab", (
         activity("练习一轮", "2.2 与 2.5：先做预测题，再做迁移练习；每道练习下面的自检会说对不对、错在哪。", 20),

@@ -89,6 +89,7 @@ SLIDE_PROBE = """() => {
           minLabel: labels.length ? Math.min(...labels.map(px)) : null, nLabels: labels.length,
           tracks: tracks, scroll: s.scrollHeight, client: s.clientHeight, scrollW: s.scrollWidth, clientW: s.clientWidth,
           minVote: vote.length ? Math.min(...vote.map(px)) : null, cut: cut, figs: figs,
+          printed: Array.from(s.querySelectorAll('pre.deck-printed')).map(px),
           code: code, sliders: s.querySelectorAll('.deck-live .noUi-handle').length,
           widgets: s.querySelectorAll('.deck-live .jupyter-widgets').length, text: s.innerText};
 }"""
@@ -340,7 +341,9 @@ def test_deck(deck_url, page720, widget_budget_s):
         assert "Error displaying widget" not in info["text"]
         assert info["nText"] >= 1 and info["minText"] >= 24, f"deck {key} slide {n}: slide text {info['minText']} px"
         _fits_and_reads(key, n, info)
-        if info["kind"] == "figure":  # scaled up into the room its caption leaves, never below the notebook's size
+        if info["kind"] == "figure" and info["printed"]:  # what a cell printed (2.8's numbers), at slide size
+            assert min(info["printed"]) >= 24, f"deck {key} slide {n}: printed numbers at {info['printed']} px"
+        elif info["kind"] == "figure":  # scaled up into the room its caption leaves, never below the notebook's size
             assert info["figs"] and all(k >= 1.0 and room >= 0.97 for k, room in info["figs"]), \
                 f"deck {key} slide {n}: figure [scale, share of its room] {info['figs']}"
         assert (info["skip"] == "true") == ("时间紧时跳过" in info["text"])
