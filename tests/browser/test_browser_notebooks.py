@@ -142,13 +142,18 @@ def test_notebook_runs_and_widgets_respond(page, lab_server, artifacts_dir, widg
             assert lab.content(page, slider_k) == first_views[info["cell"]], (
                 f"{name}: '{info['label']}' did not bring back the first view")
 
-    # Predict-then-run questions: answered like a learner, the feedback (in Chinese) shows and
-    # the answer locks, so the learner cannot change it after peeking at the next cell.
+    # Predict-then-run questions: after Run All each reveal under a question is still blind; answered like a
+    # learner, the feedback (in Chinese) shows, the answer locks, and the reveal below shows its result.
     predict_cells = [i for i, t in lab.notebook_tags(lab_server.root / name).items() if "predict" in t]
     asked = lab.predictions(page)
     assert len(asked) == len(predict_cells), f"{name}: {len(predict_cells)} predict cells, {len(asked)} questions shown"
     for info in asked:
+        reveal = page.locator(f'[data-nbtest-index="{info["cell"] + 1}"]').first
+        assert reveal.locator(".ch02-reveal-hidden").count() == 1 and reveal.locator(".ch02-reveal-shown").count() == 0, (
+            f"{name}: after Run All the reveal under the question in cell {info['cell']} is not blind")
         answer = lab.answer_prediction(page, info, widget_budget_s)
+        reveal.locator(".ch02-reveal-shown").first.wait_for(timeout=(widget_budget_s + 3) * 1000)   # the vote shows it
+        assert reveal.locator(".ch02-reveal-hidden").count() == 0
         assert answer["feedback"].startswith(("✅", "❌")) and "解释" in answer["feedback"], (
             f"{name}: question in cell {info['cell']} gave no verdict + explanation: {answer['feedback']!r}")
         assert answer["locked"], f"{name}: question in cell {info['cell']} did not lock after the answer"
