@@ -280,6 +280,10 @@ def _images(cell) -> list[str]:
             if o.get("output_type") in ("display_data", "execute_result") and "image/png" in o.get("data", {})]
 
 
+#: An activity slide of at least this many minutes carries a countdown (the lab's work blocks, the discussion).
+TIMER_MIN = 5
+
+
 def _printed(cell) -> str:
     """What a code cell printed (its committed stream output), for a figure slide whose cell draws no image."""
     outs = [h for o in cell.get("outputs", []) for h in (hidden_outputs(o) or [o])]
@@ -319,6 +323,8 @@ def build_notebook(deck: Deck, root: Path | None = None):
                     "minutes": round(slide_minutes(s, root), 2), "start": round(starts[n], 2),
                     "html": markdown_html(md.source), "notes": _notes_html(notes_of(s, root))}
             shown = slide_cells(s, root)
+            if s.kind == "activity" and s.minutes >= TIMER_MIN:  # a work block: a countdown on the slide (key T)
+                meta["timer"] = s.minutes
             if s.kind == "figure":  # its image, or what its cell printed (2.8's Q, K, V: numbers on screen)
                 meta["images"] = _images(find_cell(*shown.code, root))
                 if not meta["images"]:

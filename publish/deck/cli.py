@@ -21,7 +21,8 @@ from pathlib import Path
 #: The deck's keys (the page's script: publish/share/jupyter/voila/templates/ch02-deck/index.html.j2).
 KEYS = ("→ / ← or PageDown / PageUp: next / back; a number then Enter (or #N in the address): that slide; "
         "O: overview of every slide; B or .: black screen; S: the presenter's window (the guide's notes, the plan's "
-        "minute, a clock, vote reset for the next class); Ctrl+P: the handout (one slide per page)")
+        "minute, a clock, vote reset for the next class); T: start / pause a work block's countdown; Ctrl+P: the handout "
+        "(one slide per page)")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -271,6 +271,23 @@ def _answer_vote(pg, n: int, budget_s: float) -> None:
     pg.wait_for_function("sel => /解释/.test(document.querySelector(sel).innerText)", arg=live, timeout=budget_s * 1000)
 
 
+def _check_timer(pg, key: str, n: int) -> None:
+    """A work block's countdown: it shows the slide's minutes, T starts it (the seconds go down), T again pauses it."""
+    timer = ".deck-current .deck-timer"
+    start = pg.inner_text(timer)
+    assert re.fullmatch(r"\d+:00", start), f"deck {key} slide {n}: the countdown shows {start!r}"
+    assert int(pg.evaluate(f"() => document.querySelector('{timer}').getBoundingClientRect().height")) >= 60
+    pg.keyboard.press("t")
+    pg.wait_for_function("([sel, t]) => document.querySelector(sel).textContent.trim() !== t", arg=[timer, start],
+                         timeout=3_000)
+    pg.keyboard.press("t")
+    paused = pg.inner_text(timer)
+    m, s = (int(x) for x in paused.split(":"))
+    assert 0 < int(start.split(":")[0]) * 60 - (m * 60 + s) <= 3, f"deck {key} slide {n}: {start} -> {paused}"
+    pg.wait_for_timeout(1_300)
+    assert pg.inner_text(timer) == paused, f"deck {key} slide {n}: the paused countdown still runs"
+
+
 def _reveal(pg, n: int, budget_s: float) -> dict:
     """The vote's 「不猜了，直接看答案」: the answer and its explanation appear, and the slide still fits and reads."""
     live = f"#deck-slide-{n} .deck-live"
@@ -330,7 +347,7 @@ def test_deck(deck_url, page720, widget_budget_s):
     if key == "1":
         ARTIFACTS.mkdir(parents=True, exist_ok=True)
         pg.screenshot(path=ARTIFACTS / "deck-title.png")
-    voted, choices = False, 0
+    voted, choices, timed = False, 0, False
     for n in range(1, count + 1):
         if n > 1:
             pg.keyboard.press("ArrowRight")
@@ -347,6 +364,9 @@ def test_deck(deck_url, page720, widget_budget_s):
             assert info["figs"] and all(k >= 1.0 and room >= 0.97 for k, room in info["figs"]), \
                 f"deck {key} slide {n}: figure [scale, share of its room] {info['figs']}"
         assert (info["skip"] == "true") == ("时间紧时跳过" in info["text"])
+        if info["kind"] == "activity" and not timed and pg.locator(".deck-current .deck-timer").count():
+            _check_timer(pg, key, n)
+            timed = True
         if info["kind"] in ("vote", "live"):
             assert info["widgets"] >= 1, f"deck {key} slide {n}: no live widget"
             assert info["minLabel"] >= 18, f"deck {key} slide {n}: widget text {info['minLabel']} px"
@@ -391,6 +411,8 @@ def test_deck(deck_url, page720, widget_budget_s):
         assert choices, f"deck {key}: no vote choice in Chinese was checked"
     if key in ("1", "2"):
         assert voted, f"deck {key} has no vote"
+    if key == "lab":  # the work blocks (31 and 10 minutes of the plan) carry a countdown
+        assert timed, f"deck {key}: no work block with a countdown"
     # The handout: Chromium's print to PDF (the print CSS) has every slide, each on its own 1280x720 page.
     pages = _pdf_pages(pg.pdf(prefer_css_page_size=True, print_background=True))
     assert len(pages) == count, f"deck {key}: the printed PDF has {len(pages)} pages for {count} slides"
