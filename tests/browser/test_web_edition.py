@@ -18,8 +18,6 @@ from __future__ import annotations
 
 import functools
 import http.server
-import subprocess
-import sys
 import threading
 import urllib.parse
 import urllib.request
@@ -52,13 +50,8 @@ class _Quiet(http.server.SimpleHTTPRequestHandler):
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory):
-    pytest.importorskip("sphinx", reason='the web edition needs the editions extra: pip install -e ".[editions]"')
-    out = tmp_path_factory.mktemp("web") / "site"
-    # The maintainer's command, in its own process (its kernels and event loops stay there).
-    done = subprocess.run([sys.executable, "-m", "publish", "web", str(out)],
-                          capture_output=True, text=True, timeout=900)
-    assert done.returncode == 0, f"the build failed:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
+def site(web_edition):
+    out, _ = web_edition  # the maintainer's command, run once per test run (tests/conftest.py)
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(out)))
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
