@@ -16,7 +16,9 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from publish.deck import DECKS, FIGURE_MIN, READING_CHARS_PER_MIN, VOTE_MIN, DeckError, build_notebook, notebooks_dir
+from publish.deck import DECKS, FIGURE_MIN, READING_CHARS_PER_MIN, DeckError, build_notebook, notebooks_dir
+from publish.deck.slides import (CLASS_SIZE, HANDS_BASE_S, HANDS_S_PER_STUDENT, NUMBER_VOTE_CALLS, VOTE_EXPLAIN_MIN,
+                                 VOTE_THINK_MIN)
 from publish.deck.build import (_blocks, _images, _printed, apply_kwargs, find_cell, plan_markdown, row_minutes, schedule_markdown,
                                 skipped_numbers, slide_cells, slide_markdown, slide_minutes, text_of)
 from publish.deck.decks import OPTIONAL_TAUGHT
@@ -244,8 +246,14 @@ def test_a_row_shorter_than_its_page_names_the_slides_it_skips(key):
 
 
 def test_votes_cost_what_the_rule_says():
-    vote = next(s for s in DECKS["1"].slides if s.kind == "vote" and not _cells(s).texts)
-    assert slide_minutes(vote, NB) == VOTE_MIN
+    # 2.1-q1 by hand: its question and four choices read aloud (32 + 30 characters at 120 a minute), a quarter minute to
+    # think, four shows of hands of 5 s + 80 x 0.125 s = 15 s each, three quarters of a minute to reveal and explain.
+    vote = next(s for s in DECKS["1"].slides if s.name == "02-01/q1")
+    caption = sum(len(text_of(t, NB)) for t in _cells(vote).texts) / READING_CHARS_PER_MIN  # its slide's own text
+    source = find_cell(*_cells(vote).code, NB).source
+    assert '"两个句子里，静态嵌入给 “it” 的两个向量，余弦相似度是多少？"' in source
+    assert '["1：完全同向", "0：正交", "介于 0 和 1 之间", "要看句子的其余部分"]' in source
+    assert math.isclose(slide_minutes(vote, NB), caption + (32 + 30) / 120 + 0.25 + 4 * 15 / 60 + 0.75)
     fig = next(s for s in DECKS["1"].slides if s.kind == "figure")
     expected = FIGURE_MIN + sum(len(text_of(t, NB)) for t in _cells(fig).texts) / READING_CHARS_PER_MIN
     assert math.isclose(slide_minutes(fig, NB), expected)
@@ -269,7 +277,11 @@ def test_the_guide_shows_the_plan_and_the_minutes_of_every_slide(key):
 
 def test_the_guide_states_the_timing_rule():
     guide = GUIDE.read_text(encoding="utf-8")
-    assert f"{READING_CHARS_PER_MIN} 个字符" in guide and f"{VOTE_MIN:g} 分钟" in guide and f"{FIGURE_MIN:g} 分钟" in guide
+    assert f"{READING_CHARS_PER_MIN} 个字符" in guide and f"{FIGURE_MIN:g} 分钟" in guide
+    rule = guide.split("**全班投票按", 1)[1].split("\n\n", 1)[0]
+    for value in (f"{CLASS_SIZE} 人", f"想一想 {VOTE_THINK_MIN:g} 分钟", f"每次 {HANDS_BASE_S:g} 秒", f"每人 {HANDS_S_PER_STUDENT:g} 秒",
+                  f"听 {NUMBER_VOTE_CALLS} 个答案", f"为什么 {VOTE_EXPLAIN_MIN:g} 分钟"):
+        assert value in rule, f"the guide's vote rule does not say {value!r}"
 
 
 @pytest.mark.parametrize("key", list(DECKS))

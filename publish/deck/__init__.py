@@ -16,7 +16,8 @@ package (``publish/share/jupyter/voila/templates/ch02-deck``).
 from .build import (build_notebook, check_deck, notebooks_dir, plan_markdown, row_minutes, schedule, schedule_markdown,
                     slide_minutes)
 from .decks import DECKS
-from .slides import FIGURE_MIN, READING_CHARS_PER_MIN, VOTE_MIN, DeckError
+from .slides import CLASS_SIZE, FIGURE_MIN, READING_CHARS_PER_MIN, VOTE_MIN, DeckError, class_vote_minutes
 
-__all__ = ["DECKS", "FIGURE_MIN", "READING_CHARS_PER_MIN", "VOTE_MIN", "DeckError", "build_notebook", "check_deck",
+__all__ = ["DECKS", "CLASS_SIZE", "FIGURE_MIN", "READING_CHARS_PER_MIN", "VOTE_MIN", "DeckError", "class_vote_minutes",
+           "build_notebook", "check_deck",
            "notebooks_dir", "plan_markdown", "row_minutes", "schedule", "schedule_markdown", "slide_minutes"]

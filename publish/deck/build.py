@@ -23,12 +23,12 @@ from pathlib import Path
 
 from ..notebooks import NOTEBOOKS_ENV, hidden_outputs, notebooks_dir
 from .notes import guide_dir, question_of, resolve, slide_notes
-from .slides import (CELL_KEY, FIGURE_MIN, PART_KEYS, READING_CHARS_PER_MIN, READY_FILE, ROLES, VOTE_MIN, Deck,
-                     DeckError, Slide, SlideCells, Text)
+from .slides import (CELL_KEY, FIGURE_MIN, PART_KEYS, READING_CHARS_PER_MIN, READY_FILE, ROLES, Deck,
+                     DeckError, Slide, SlideCells, Text, class_vote_minutes)
 
 __all__ = ["NOTEBOOKS_ENV", "notebooks_dir", "notebook_path", "find_cell", "slide_cells", "check_deck", "text_of",
            "slide_markdown", "slide_minutes", "row_minutes", "skipped_numbers", "build_notebook", "schedule",
-           "schedule_markdown", "plan_markdown", "apply_kwargs", "vote_question", "notes_of"]
+           "schedule_markdown", "plan_markdown", "apply_kwargs", "vote_parts", "notes_of"]
 
 
 def notebook_path(nb: str, root: Path) -> Path:
@@ -201,20 +201,11 @@ def slide_markdown(slide: Slide, root: Path) -> str:
     return "\n\n".join(parts)
 
 
-def vote_question(source: str) -> str | None:
-    """The question (second argument) of the ``predict_choice`` / ``predict_number`` call in a vote cell."""
-    for node in ast.walk(ast.parse(source)):
-        if (isinstance(node, ast.Call) and getattr(node.func, "attr", getattr(node.func, "id", "")) in
-                ("predict_choice", "predict_number") and len(node.args) > 1 and isinstance(node.args[1], ast.Constant)):
-            return node.args[1].value
-    return None
-
-
 def notes_of(slide: Slide, root: Path) -> list[str]:
     """The presenter's notes of ``slide``, as Markdown from the teacher's guide (:mod:`publish.deck.notes`)."""
     question = None
     if slide.kind == "vote":
-        question = vote_question(find_cell(*slide_cells(slide, root).code, root).source)
+        question = vote_parts(find_cell(*slide_cells(slide, root).code, root).source)[0]
     notes = slide_notes(slide, guide_dir(root), question)
     if slide.ask:  # the questions are on the slide; their answers are the teacher's
         notes += [resolve(guide_dir(root), ref) for ref in slide.ask]
@@ -229,10 +220,26 @@ def _notes_html(notes: list[str]) -> str:
     return markdown_html(md) if md else ""
 
 
+def vote_parts(source: str) -> tuple[str, list[str] | None]:
+    """(question, choices or None) of the ``predict_choice`` / ``predict_number`` call in a vote cell's source
+    (choices given as a name are read from the cell's own assignment)."""
+    tree = ast.parse(source)
+    names = {t.id: n.value for n in tree.body if isinstance(n, ast.Assign) for t in n.targets if isinstance(t, ast.Name)}
+    for node in ast.walk(tree):
+        if (isinstance(node, ast.Call) and getattr(node.func, "attr", getattr(node.func, "id", "")) in
+                ("predict_choice", "predict_number") and len(node.args) > 1):
+            args = [ast.literal_eval(names.get(a.id, a) if isinstance(a, ast.Name) else a) for a in node.args]
+            return args[1], (list(args[2]) if len(args) > 2 else None)
+    raise DeckError(f"no predict_choice / predict_number call with a question in:\n{source}")
+
+
 def slide_minutes(slide: Slide, root: Path) -> float:
     """Minutes of one slide under the stated rule (see :mod:`publish.deck.slides`)."""
-    reading = sum(len(text_of(t, root)) for t in slide_cells(slide, root).texts) / READING_CHARS_PER_MIN
-    extra = {"figure": FIGURE_MIN, "vote": VOTE_MIN}.get(slide.kind, 0.0)
+    cells = slide_cells(slide, root)
+    reading = sum(len(text_of(t, root)) for t in cells.texts) / READING_CHARS_PER_MIN
+    extra = FIGURE_MIN if slide.kind == "figure" else 0.0
+    if slide.kind == "vote":
+        extra = class_vote_minutes(*vote_parts(find_cell(*cells.code, root).source))
     return reading + extra + slide.minutes
 
 

@@ -20,11 +20,11 @@ __all__ = ["DECKS", "OPTIONAL_TAUGHT"]
 OPTIONAL_TAUGHT = frozenset({"02-09/online-softmax"})
 
 LECTURE_1 = Deck("1", "第一讲：从“为什么需要上下文”到 softmax（2.1–2.6）", (
-    Row("开场", "2.0 目录：核心公式与记号约定（行向量、形状）；预测题怎样投票", 3, "演示视图", (
+    Row("开场", "2.0 目录：核心公式与记号约定（行向量、形状）；预测题怎样投票", 2, "演示视图", (
         text("02-00/about"),
         # The notation list (its flops bullet stops at one dot product: 2.4-q2 asks for the whole of S = QKᵀ).
         text("02-00/notation", skip=True),
-        activity("怎样上这两讲", "每道预测题先全班举手投票，再点开答案；选读与练习留到课后和实验课。", 1.5),
+        activity("怎样上这两讲", "每道预测题先全班举手投票，再点开答案；选读与练习留到课后和实验课。", 1),
     ), page="02-00"),
     Row("2.1", "静态嵌入为什么不够；一行权重是一个分布；加权和（预测题 2 道）", 14, "演示视图", (
         text("02-01/title"),
@@ -35,13 +35,13 @@ LECTURE_1 = Deck("1", "第一讲：从“为什么需要上下文”到 softmax�
         text("02-01/weighted-sum"),
         vote("02-01/q2"),
         figure("02-01/it-axes", skip=True),
-        text("02-01/conclusion"),
+        text("02-01/conclusion", skip=True),
     ), page="02-01"),
     Row("2.2", "字典查找 → 软查找；温度 τ → 0；硬查找没有梯度", 15, "演示视图", (
         text("02-02/title"),
         text("02-02/one-hot"),
         text("02-02/soften"),
-        text("02-02/sim-nonnegative"),  # the problem (sim < 0) with its fix, not the fix alone
+        text("02-02/sim-nonnegative", skip=True),  # the problem (sim < 0) with its fix, not the fix alone
         text("02-02/temperature"),
         vote("02-02/q1"),
         figure("02-02/temperature-sweep"),
@@ -49,27 +49,27 @@ LECTURE_1 = Deck("1", "第一讲：从“为什么需要上下文”到 softmax�
         vote("02-02/q2"),
         text("02-02/no-gradient"),
     ), page="02-02"),
-    Row("2.3", "三个投影与形状；共享投影为什么让分数矩阵对称", 11, "演示视图", (
+    Row("2.3", "三个投影与形状；共享投影为什么让分数矩阵对称", 12, "演示视图", (
         text("02-03/title"),
         text("02-03/three-roles"),
-        text("02-03/stack"),
+        text("02-03/stack", skip=True),
         vote("02-03/q1"),
         text("02-03/shared-projection"),
         vote("02-03/q2"),
         figure("02-03/symmetric-heatmaps"),
         text("02-03/value-matrix", skip=True),
     ), page="02-03"),
-    Row("2.4", "点积与夹角；长度也进入分数；S = QKᵀ 的形状与代价", 10, "演示视图", (
+    Row("2.4", "点积与夹角；长度也进入分数；S = QKᵀ 的形状与代价", 8, "演示视图", (
         text("02-04/title"),
         text("02-04/geometry"),
         vote("02-04/q1"),
         figure("02-04/angle-and-length"),  # its caption names helpers functions (code)
-        text("02-04/length-counts"),
+        text("02-04/length-counts", skip=True),
         text("02-04/score-matrix"),
         figure("02-04/cost-table", skip=True),
-        vote("02-04/q2"),
+        vote("02-04/q2", skip=True),
     ), page="02-04"),
-    Row("2.5", "Var(q·k) = d_k；饱和与雅可比矩阵；饱和浏览器：先未缩放、再缩放，拖 d_k 与 1/τ；梯度消失", 20, "演示视图（2.5 的浏览器）", (
+    Row("2.5", "Var(q·k) = d_k；饱和与雅可比矩阵；饱和浏览器：先未缩放、再缩放，拖 d_k 与 1/τ", 21, "演示视图（2.5 的浏览器）", (
         text("02-05/title"),
         text("02-05/problem"),  # the problem, then the assumption
         text("02-05/step-1", skip=True),
@@ -83,10 +83,10 @@ LECTURE_1 = Deck("1", "第一讲：从“为什么需要上下文”到 softmax�
         vote("02-05/q2"),
         # The vote before the explorer: its step 3 (scaled, 1/tau = 10) shows the saturated share over 200 seeds,
         # which is this vote's answer (the notebook asks it before the explorer too).
-        vote("02-05/q3"),
+        vote("02-05/q3", skip=True),
         live("02-05/explorer", demo=6.5),  # in its projector layout (the live cell's kwargs: layout="lecture")
     ), page="02-05"),
-    Row("2.6", "按行 softmax；错轴的 bug；凸组合；数值稳定（减去每行最大值）", 11, "演示视图", (
+    Row("2.6", "按行 softmax；错轴的 bug；凸组合；数值稳定（减去每行最大值）", 14, "演示视图", (
         text("02-06/title"),
         text("02-06/row-softmax"),
         vote("02-06/q1"),
@@ -96,8 +96,8 @@ LECTURE_1 = Deck("1", "第一讲：从“为什么需要上下文”到 softmax�
         vote("02-06/q2"),
         text("02-06/subtract-max"),
     ), page="02-06"),
-    Row("收尾", "回答预测题里分歧最大的一道；布置课后练习", 6, "—", (
-        activity("收尾", "回到全班分歧最大的那道预测题，请两位同学说理由；课后：每节的「试一试」与练习。", 6),
+    Row("收尾", "回答预测题里分歧最大的一道；布置课后练习", 4, "—", (
+        activity("收尾", "回到全班分歧最大的那道预测题，请两位同学说理由；课后：每节的「试一试」与练习。", 4),
     )),
 ))
 
@@ -106,9 +106,9 @@ LECTURE_2 = Deck("2", "第二讲：完整公式、手算例子与因果掩码（
         text("02-00/recap-formula"),
         # The steps' names only: their shapes are the next row's first vote (2.7-q1 asks for the output's shape).
         activity("回顾", "请一位同学在白板上按顺序写出五步的名字（投影、打分、缩放、softmax、加权求和），"
-                         "先不写形状（下一张的投票问的就是形状），其余同学纠错。", 3),
+                         "先不写形状（下一张的投票问的就是形状），其余同学纠错。", 2.8),
     )),
-    Row("2.7", "五步与每一步的形状；形状流转图；没有递归", 10, "演示视图", (
+    Row("2.7", "五步与每一步的形状；形状流转图；没有递归", 11, "演示视图", (
         text("02-07/title"),
         vote("02-07/q1"),
         text("02-07/step-1"),
@@ -120,7 +120,7 @@ LECTURE_2 = Deck("2", "第二讲：完整公式、手算例子与因果掩码（
         text("02-07/no-recurrence", skip=True),  # the idea on its own slide: with its answer shown the vote overflowed 720p
         vote("02-07/q2", skip=True),
     ), page="02-07"),
-    Row("2.8", "书中 4 个 token 的例子；为什么第 3、4 行是均匀的；笔误与舍入", 14, "演示视图（热力图）", (
+    Row("2.8", "书中 4 个 token 的例子：Q、K、V、S 上屏；为什么第 3、4 行是均匀的；两行输出之和（笔误与舍入留给课后）", 16, "演示视图（热力图）", (
         text("02-08/title"),
         text("02-08/inputs"),
         figure("02-08/qkv"),  # the numbers on screen: Q, K, V as the notebook prints them
@@ -128,10 +128,10 @@ LECTURE_2 = Deck("2", "第二讲：完整公式、手算例子与因果掩码（
         figure("02-08/scores"),  # S after the vote on row 3 (its rows 3 and 4 are the answer), before A_12 vs A_21
         text("02-08/uniform-rows"),
         vote("02-08/q2"),
-        vote("02-08/q3", skip=True),
-        text("02-08/errata"),  # section 7 (the counting rule is a 选读 now; block 3 is about the code)
+        vote("02-08/q3"),
+        text("02-08/errata", skip=True),  # section 7 (the counting rule is a 选读 now; block 3 is about the code)
     ), page="02-08"),
-    Row("2.9", "置换等变、全局连通、内容寻址、平方代价；在线 softmax", 15, "演示视图", (
+    Row("2.9", "置换等变、全局连通、内容寻址、平方代价；在线 softmax", 17, "演示视图", (
         text("02-09/title"),
         text("02-09/equivariance"),
         vote("02-09/q1"),
@@ -144,7 +144,7 @@ LECTURE_2 = Deck("2", "第二讲：完整公式、手算例子与因果掩码（
         # A 选读 section of the notebook, taught all the same: the 02-09 guide's one line to teach (the update).
         text("02-09/online-softmax"),
     ), page="02-09"),
-    Row("2.10", "因果掩码加在 softmax 之前；因果性测试；位置滑块", 14, "演示视图（2.10 的滑块）", (
+    Row("2.10", "因果掩码加在 softmax 之前；因果性测试；位置滑块", 15, "演示视图（2.10 的滑块）", (
         text("02-10/title"),
         text("02-10/mask"),
         text("02-10/before-softmax"),
@@ -154,7 +154,7 @@ LECTURE_2 = Deck("2", "第二讲：完整公式、手算例子与因果掩码（
         vote("02-10/q2"),
         live("02-10/slider", demo=3),  # from position 1, where the narration starts (kwargs: t=1)
     ), page="02-10"),
-    Row("2.11", "多头、位置编码、Transformer 块的预告", 17, "演示视图", (
+    Row("2.11", "多头、位置编码、Transformer 块的预告", 16, "演示视图", (
         text("02-11/title"),
         text("02-11/heads"),  # one head's own projection
         # The vote before the stacked W_Q (d_model x h*d_head): with d_head = d_model/h that slide shows the answer.
@@ -165,11 +165,11 @@ LECTURE_2 = Deck("2", "第二讲：完整公式、手算例子与因果掩码（
         vote("02-11/q2"),
         text("02-11/block", skip=True),  # where LayerNorm goes (block 2 stops on a colon; 1-3 overflow 720p)
     ), page="02-11"),
-    Row("2.12", "总结：形状总表；综合练习的要求", 9, "演示视图", (
+    Row("2.12", "总结：形状总表；综合练习的要求", 4, "演示视图", (
         text("02-12/title"),
         text("02-12/shapes"),
-        text("02-12/capstone-a"),
-        text("02-12/capstone-b"),
+        text("02-12/capstone-a", skip=True),  # the lab's slides say it again, with its time
+        text("02-12/capstone-b", skip=True),
         text("02-12/weak-test", skip=True),
     ), page="02-12"),
     Row("收尾", "讨论题（2.9、2.10 的指南页各一道，题目在幻灯片上，参考答案在讲者视图里）", 7, "—", (

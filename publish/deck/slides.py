@@ -29,7 +29,11 @@ Timing (the guide states it too, 讲课时间怎么算):
 - reading: :data:`READING_CHARS_PER_MIN` characters of a slide's text per minute (the Markdown
   source as the notebook has it, formulas included: the lecturer reads and explains it);
 - a figure: :data:`FIGURE_MIN` minutes to read it with the class;
-- a class vote (a prediction cell): :data:`VOTE_MIN` minutes -- question, hands up, the reveal;
+- a class vote (a prediction cell), for a class of :data:`CLASS_SIZE` students (:func:`class_vote_minutes`): the
+  question and its choices read aloud (at the reading rate), :data:`VOTE_THINK_MIN` to think, a show of hands per
+  choice of :data:`HANDS_BASE_S` seconds plus :data:`HANDS_S_PER_STUDENT` per student (a number vote: the teacher
+  takes :data:`NUMBER_VOTE_CALLS` answers), then :data:`VOTE_EXPLAIN_MIN` for the reveal and why (80 students,
+  four choices: about 2.5 minutes, as a vote took in the lecture hall of issue 31);
 - a live widget or an activity: the minutes its slide in the deck states (``demo=`` / ``minutes=``).
 
 A plan row's minutes are the sum over its slides that are not marked skip, rounded to the
@@ -51,12 +55,38 @@ PART_KEYS = frozenset({"role", "blocks", "kwargs", "heading", "cells"})
 #: A slide's name: its notebook, a slash, a slug (``02-05/explorer``, ``02-01/q1``).
 SLIDE_NAME = re.compile(r"\d\d-\d\d/[a-z0-9]+(?:-[a-z0-9]+)*")
 
-__all__ = ["READING_CHARS_PER_MIN", "FIGURE_MIN", "VOTE_MIN", "READY_FILE", "CELL_KEY", "ROLES", "PART_KEYS", "SLIDE_NAME",
+__all__ = ["READING_CHARS_PER_MIN", "FIGURE_MIN", "VOTE_MIN", "CLASS_SIZE", "VOTE_THINK_MIN", "HANDS_BASE_S",
+           "HANDS_S_PER_STUDENT", "NUMBER_VOTE_CALLS", "VOTE_EXPLAIN_MIN", "class_vote_minutes", "READY_FILE", "CELL_KEY", "ROLES", "PART_KEYS", "SLIDE_NAME",
            "DeckError", "Text", "Slide", "SlideCells", "Row", "Deck", "text", "figure", "vote", "live", "activity"]
 
 READING_CHARS_PER_MIN = 120
 FIGURE_MIN = 1.5
+#: A prediction answered by one learner alone (publish.minutes: the notebooks' core-path minutes); not a class vote.
 VOTE_MIN = 1.5
+#: The class a deck's plan is timed for, and the parts of a class vote (see above).
+CLASS_SIZE = 80
+VOTE_THINK_MIN = 0.25
+HANDS_BASE_S = 5.0
+HANDS_S_PER_STUDENT = 0.125
+NUMBER_VOTE_CALLS = 3
+VOTE_EXPLAIN_MIN = 0.75
+
+
+def class_vote_minutes(question: str, options, class_size: int = CLASS_SIZE) -> float:
+    """Minutes of one class vote: read aloud, think, a show of hands per choice, reveal and explain.
+
+    question : the vote's question; options : its choices (None: a number vote); class_size : students in the room.
+    """
+    if not isinstance(question, str) or not question:
+        raise TypeError(f"question should be the vote's question (a non-empty str); got {question!r}")
+    if options is not None and (isinstance(options, str) or not all(isinstance(o, str) for o in options)):
+        raise TypeError(f"options should be the vote's choices (a list of str) or None; got {options!r}")
+    if type(class_size) is not int or class_size < 1:
+        raise ValueError(f"class_size should be a number of students >= 1; got {class_size!r}")
+    read = (len(question) + sum(len(o) for o in options or ())) / READING_CHARS_PER_MIN
+    rounds = len(options) if options is not None else NUMBER_VOTE_CALLS
+    hands = rounds * (HANDS_BASE_S + HANDS_S_PER_STUDENT * class_size) / 60
+    return read + VOTE_THINK_MIN + hands + VOTE_EXPLAIN_MIN
 
 
 class DeckError(ValueError):
