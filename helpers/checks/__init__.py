@@ -24,6 +24,7 @@ MODULES = (
     "nb03_qkv_projections",
     "nb04_dot_product_scores",
     "nb05_scaling",
+    "nb05_faded_derivation",
     "nb06_softmax",
     "nb07_whole_formula",
     "nb08_worked_example",
