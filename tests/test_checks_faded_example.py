@@ -2,7 +2,8 @@
 
 The right answers here are computed in this file from Q, K, V (loops, einsum, float32, values typed to 4
 decimals); the wrong ones are the classic slips of each step. The tables run on the notebook's default
-seed, the sweep on 60 seeds: a check grades right for any seed the learner picks.
+seed, the sweep on 60 seeds: a check grades right for any seed the learner picks. Last, 2.8 itself: the
+example comes after the book's, its blanks grow step by step, each with a "why is this step allowed?" prompt.
 """
 
 from __future__ import annotations
@@ -10,10 +11,12 @@ from __future__ import annotations
 import contextlib
 import io
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
 from check_verdicts import CJK, check_table
+from nbcells import cells as _cells, src as _src, tags as _tags
 
 import helpers as H
 from helpers.checks import (check_faded_output, check_faded_scaled, check_faded_scores, check_faded_weights,
@@ -152,3 +155,31 @@ def test_faded_example_names_a_bad_seed(seed, err):
 def test_a_check_given_a_bad_seed_gives_a_verdict(seed):
     ok, said = _run(check_faded_scores, lambda: S, seed)
     assert not ok and said.startswith("\u274c") and "seed" in said and "Traceback" not in said
+
+
+# --------------------------------------------------------------------------- the notebook: 2.8 fades the example
+
+def test_2_8_fades_the_example_step_by_step():
+    cells = _cells(next((Path(__file__).resolve().parents[1] / "notebooks").glob("02-08-*.ipynb")))
+    heads = [k for k, c in enumerate(cells) if c["cell_type"] == "markdown" and _src(c).startswith("## ")]
+    start = next(k for k in heads if "换一组数" in _src(cells[k]))
+    section_6 = next(k for k in heads if _src(cells[k]).startswith("## 6."))
+    end = next(k for k in heads if k > start)
+    assert section_6 < start < end and _src(cells[end]).startswith("## 7."), "after the full computation, before section 7"
+    assert _src(cells[start]).startswith("## 选读") and cells[start]["metadata"].get("jp-MarkdownHeadingCollapsed") is True
+    part = cells[start:end]
+    assert any("faded_example(seed)" in _src(c) for c in part if c["cell_type"] == "code")
+    steps = [k for k, c in enumerate(part) if "exercise" in _tags(c)]
+    order = ["check_faded_scores", "check_faded_scaled", "check_faded_weights", "check_faded_output"]
+    assert [next(n for n in order if n in _src(part[k])) for k in steps] == order
+    given = []
+    for k in steps:
+        src = _src(part[k])
+        above = next(_src(c) for c in reversed(part[:k]) if c["cell_type"] == "markdown")
+        assert "为什么可以这样做" in above, f"no self-explanation prompt above {src.splitlines()[0]}"
+        assert "raise NotImplementedError" in src and "seed=seed" in src
+        solution = part[k + 1]
+        assert "solution" in _tags(solution) and solution["metadata"]["jupyter"]["source_hidden"]
+        body = src.split("raise NotImplementedError")[0]
+        given.append(len([ln for ln in body.splitlines()[1:] if ln.strip() and not ln.strip().startswith("#")]))
+    assert given[0] > 0 and given == sorted(given, reverse=True) and given[-1] == 0, f"lines given per step: {given}"
