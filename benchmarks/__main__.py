@@ -14,6 +14,9 @@ Figures
              to its first live slider (benchmarks.browser_edition; needs the editions extra)
   lecture    lecture deck: first slide, first live widget, explorer live vs a bare kernel
              (benchmarks.lecture; needs playwright + chromium)
+  model explorer  2.13's attention explorer: re-encode + redraw and a cached move vs a bare
+             kernel's start (benchmarks.model_explorer; needs the weights: python -m helpers.model fetch;
+             --quick: 5 sentences, 1 kernel)
 
 Every figure measured is written to benchmarks/results.md (its section there is replaced; the
 others are kept), with the date, this command, the machine line and the load average: prose
@@ -60,6 +63,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-classroom", action="store_true", help="skip the classroom figure")
     parser.add_argument("--no-browser-edition", action="store_true", help="skip the browser-edition figure")
     parser.add_argument("--no-lecture", action="store_true", help="skip the lecture figure (deck start-up)")
+    parser.add_argument("--no-model-explorer", action="store_true", help="skip the model-explorer figure (2.13)")
     parser.add_argument("--full-memory", action="store_true",
                         help="really run the plain path at T = 16384 in figure 4 (~3 GiB, tens of seconds) "
                              "instead of extrapolating it from T = 4096")
@@ -155,6 +159,16 @@ def main(argv: list[str] | None = None) -> int:
         except Exception as exc:  # one broken figure must not hide the others
             failed.append("lecture")
             print(f"FAILED: figure lecture raised {type(exc).__name__}: {exc}")
+
+    if not args.no_model_explorer:
+        from . import model_explorer
+
+        print("\n== Figure model explorer: 2.13's attention explorer, re-encode and move vs a bare kernel ==", flush=True)
+        try:
+            figure("model_explorer", model_explorer.main, **({"n_sentences": 5, "kernels": 1} if args.quick else {}))
+        except Exception as exc:  # one broken figure must not hide the others
+            failed.append("model explorer")
+            print(f"FAILED: figure model explorer raised {type(exc).__name__}: {exc}")
 
     if memory:
         print("\n== Figure 4 (summary): peak memory ==")

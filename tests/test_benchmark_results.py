@@ -74,7 +74,7 @@ def test_measured_prints_as_usual_and_writes_only_what_was_measured(tmp_path, ca
 
 
 def _only(figure: str) -> list[str]:
-    flags = {"explorer", "suite", "attention", "classroom", "browser-edition", "lecture"} - {figure}
+    flags = {"explorer", "suite", "attention", "classroom", "browser-edition", "lecture", "model-explorer"} - {figure}
     return [f"--no-{f}" for f in sorted(flags)]
 
 
@@ -107,3 +107,13 @@ def test_quick_runs_write_nothing_unless_told_where(monkeypatch, tmp_path):
     assert not (tmp_path / "default.md").exists()
     assert cli.main(_only("attention")) == 0
     assert "quick" in R.sections((tmp_path / "default.md").read_text(encoding="utf-8"))[1]["attention"]
+
+
+def test_only_skips_every_figure_the_command_has(capsys):
+    """``_only`` must name every --no-<figure> flag, or the tests above would run a slow figure for real."""
+    from benchmarks import __main__ as cli
+
+    with pytest.raises(SystemExit):
+        cli.main(["--help"])
+    flags = set(re.findall(r"--no-([\w-]+)", capsys.readouterr().out)) - {"write"}
+    assert set(_only("none")) == {f"--no-{f}" for f in flags}
