@@ -144,10 +144,14 @@ def test_bad_calls_name_the_argument():
         grade_recall("2.4-w1", 0)                        # a choice question without its options
     with pytest.raises(ValueError, match="answer"):
         grade_recall("2.4-w1", 0, ["a", "b"])            # the key (index 3) is not among 2 options
-    with pytest.raises(ValueError, match="choice"):
+    with pytest.raises(ValueError, match="answer"):
         grade_recall("2.4-w1", 7, QUESTIONS["2.4-w1"][1])
-    with pytest.raises(TypeError, match="value"):
+    with pytest.raises(TypeError, match="answer"):
+        grade_recall("2.4-w1", 1.0, QUESTIONS["2.4-w1"][1])
+    with pytest.raises(TypeError, match="answer"):
         grade_recall("2.5-w1", "200")
+    with pytest.raises(ValueError, match="answer"):
+        grade_recall("2.5-w1", float("nan"))
     with pytest.raises(TypeError, match="recall_number"):
         H.recall_choice("2.5-w1", "问题？", ["a", "b"])
     H.recall_choice("2.4-w1", "问题？", QUESTIONS["2.4-w1"][1])      # the widgets build

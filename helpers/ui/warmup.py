@@ -20,7 +20,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from .._validate import check_text
+from .._validate import check_int, check_real, check_text
 from .predict import Feedback, grade_choice, grade_number
 from .prediction_keys import WARMUP_KEYS, WARMUP_QID, ChoiceKey, NumberKey, Recall
 
@@ -71,6 +71,9 @@ def grade_recall(qid: str, answer, options: Sequence[str] | None = None) -> Feed
     """
     rec = _recall(qid)
     shown = _shown(rec, options)
+    if answer is not None:                              # named as the learner's answer, not as the grader's value
+        answer = (check_int("answer", answer, 0, len(options) - 1, note=" (an index into options)")
+                  if isinstance(rec.key, ChoiceKey) else check_real("answer", answer))
     if isinstance(rec.key, ChoiceKey):
         fb = grade_choice(answer, rec.key.answer, options)
         given = None if answer is None else f"「{options[answer]}」"
