@@ -9,6 +9,13 @@ text readout) and the view settles within ``BROWSER_WIDGET_BUDGET_S`` seconds (d
 2); moved back by keyboard to its first value, the view is pixel-for-pixel the first
 one again (no stale or out-of-order render). Every checkbox is clicked the same way.
 
+2.13 runs with the real model, found in the cache as the README's first command leaves it (2.13 fetches it
+on first use; CI fetches it beforehand): its load cell must say the weights were found and verified. Its
+attention explorer is then driven like a learner would: an empty sentence shows a Chinese message and keeps
+the figure; typing a new sentence, choosing a token, a layer and a head, and toggling the causal mask each
+change the figure (its decoded pixels) and the readout follows the control; the two save buttons write a
+PNG and an SVG that decode as such, named in the panel.
+
 A probe notebook with a known-good slider -> Image widget proves the harness itself,
 and its broken twin (the callback raises) proves the harness can fail.
 
@@ -18,12 +25,18 @@ timings in ``artifacts/screenshots/browser-summary.json``.
 
 from __future__ import annotations
 
+import hashlib
 import json
+import re
+import time
+import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import lab_driver as lab
 import nbformat
 import pytest
+
+from conftest import _missing
 
 pytestmark = pytest.mark.browser
 
@@ -35,6 +48,7 @@ SERIES = sorted(p.name for p in (ROOT / "notebooks").glob("*.ipynb"))
 MUST_HAVE_SLIDERS = {"02-05-scaling-by-sqrt-dk.ipynb", "02-10-causal-mask.ipynb", lab.PROBE_NAME}
 
 SUMMARY: dict[str, dict] = {}
+MODEL_NOTEBOOK = "02-13-real-model-attention.ipynb"
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -163,6 +177,144 @@ def test_notebook_runs_and_widgets_respond(page, lab_server, artifacts_dir, widg
         {"cell": r.cell, "label": r.label, "how": r.how, "direction": r.direction, "from": r.readout_before,
          "to": r.readout_after, "seconds": round(r.seconds, 3)} for r in results]
     assert not lab.widget_display_errors(page)
+    if name == MODEL_NOTEBOOK:
+        record["explorer"] = _drive_the_explorer(page, lab_server, run, widget_budget_s, artifacts_dir)
+        assert not lab.widget_display_errors(page)
+
+
+# --------------------------------------------------------------------------- 2.13's attention explorer
+
+# What the explorer shows, by value: the decoded pixels of its figure, the readout and message texts, the token
+# menu's options. (The image's blob URL is new on every update, so it is not compared.)
+_EXPLORER_VIEW_JS = """async cell => {
+  const area = document.querySelector(`.jp-Cell[data-nbtest-index="${cell}"] .jp-Cell-outputArea`);
+  const img = area.querySelector('img');
+  let pixels = '';
+  if (img) {
+    await img.decode().catch(() => null);
+    const c = document.createElement('canvas');
+    c.width = img.naturalWidth; c.height = img.naturalHeight;
+    c.getContext('2d').drawImage(img, 0, 0);
+    pixels = c.width + 'x' + c.height + ':' + c.toDataURL('image/png');
+  }
+  const htmls = Array.from(area.querySelectorAll('.widget-html-content')).map(n => n.textContent);
+  const menu = Array.from(area.querySelectorAll('.widget-dropdown'))
+                    .find(d => d.querySelector('label').textContent.trim() === 'token');
+  const text = n => n.textContent.replace(/\u00a0/g, ' ');   // ipywidgets draws a dropdown label's spaces as nbsp
+  return {pixels, htmls, tokens: menu ? Array.from(menu.querySelectorAll('option')).map(text) : []};
+}"""
+
+
+def _explorer_view(page, cell: int) -> dict:
+    view = page.evaluate(_EXPLORER_VIEW_JS, cell)
+    size, _, png = view["pixels"].partition(":")
+    view["pixels"] = f"{size}:{hashlib.sha256(png.encode()).hexdigest()[:16]}" if png else ""
+    # the panel's two HTML lines: the message above the figure, the readout under it
+    view["message"], view["readout"] = (view.pop("htmls") + ["", ""])[:2]
+    return view
+
+
+def _explorer_move(page, cell: int, act, budget_s: float) -> tuple[dict, dict, float | None]:
+    """``act()`` like a learner; wait until the panel settles; return the views before and after and the seconds."""
+    page.wait_for_timeout(300)                 # let the previous update settle before the baseline
+    before = _explorer_view(page, cell)
+    start = time.monotonic()
+    act()
+    seconds = lab._wait_settled(lambda: json.dumps(_explorer_view(page, cell)), json.dumps(before), start,
+                                budget_s, grace_s=budget_s + 3)
+    return before, _explorer_view(page, cell), seconds
+
+
+def _drive_the_explorer(page, lab_server, run: lab.NotebookRun, budget_s: float, artifacts_dir: Path) -> dict:
+    nb = nbformat.read(lab_server.root / MODEL_NOTEBOOK, as_version=4)
+    load = next(i for i, c in enumerate(nb.cells)
+                if c.cell_type == "code" and re.search(r"^HAVE\s*=", c.source, re.MULTILINE))
+    printed = "".join(o["text"] or "" for o in run.cells[load]["outputs"] if o["output_type"] == "stream")
+    if "weights found and verified: True" not in printed:
+        _missing(f"2.13 ran in JupyterLab without its model (is it in the cache? `python -m helpers.model fetch`): "
+                 f"its load cell printed {printed[-500:]!r}")
+    cell = next(i for i, c in enumerate(nb.cells) if c.cell_type == "code" and "attention_explorer(" in c.source)
+    area = page.locator(f'.jp-Cell[data-nbtest-index="{cell}"] .jp-Cell-outputArea').first
+    area.scroll_into_view_if_needed()
+    sentence = area.locator(".widget-text input").first
+    menu = {label: area.locator(".widget-dropdown").filter(has=page.locator(f'label:text-is("{label}")'))
+                       .locator("select").first for label in ("token", "层", "头")}
+    moves = {}
+
+    def check(what: str, before: dict, after: dict, seconds: float | None) -> dict:
+        assert seconds is not None and after["pixels"] != before["pixels"], (
+            f"{MODEL_NOTEBOOK}: the explorer's figure did not change after {what}:\n{before}\n{after}")
+        assert seconds <= budget_s, f"{MODEL_NOTEBOOK}: {what}: the figure took {seconds:.2f} s (budget {budget_s} s)"
+        assert after["message"] == "", f"{MODEL_NOTEBOOK}: {what}: the panel says {after['message']!r}"
+        moves[what] = round(seconds, 3)
+        return after
+
+    def choose(label: str, option: str):
+        """Pick ``option`` (as read, nbsp as a space) from the menu labelled ``label``."""
+        shown = [t.replace("\xa0", " ") for t in menu[label].locator("option").all_text_contents()]
+        assert option in shown, f"{MODEL_NOTEBOOK}: the {label} menu offers {shown}, not {option!r}"
+        return lambda: menu[label].select_option(index=shown.index(option))
+
+    def type_sentence(text: str):
+        sentence.fill(text)
+        sentence.press("Enter")
+
+    first = _explorer_view(page, cell)
+    assert first["pixels"] and first["readout"] and first["tokens"], f"{MODEL_NOTEBOOK}: the explorer shows {first}"
+
+    # Bad input: a Chinese message in the panel, the last good figure kept, no traceback.
+    before, after, _ = _explorer_move(page, cell, lambda: type_sentence(""), budget_s)
+    assert re.search(r"[\u4e00-\u9fff]", after["message"]) and after["pixels"] == before["pixels"], (
+        f"{MODEL_NOTEBOOK}: an empty sentence should keep the figure and say why in Chinese: {after}")
+
+    # A sentence of one's own: new tokens, as the tokenizer split them, in the menu and the figure.
+    own = "The trophy didn't fit in the suitcase because it was too big."
+    after = check("typing a new sentence", *_explorer_move(page, cell, lambda: type_sentence(own), budget_s))
+    assert after["tokens"] != first["tokens"] and any(t.endswith(": trophy") for t in after["tokens"]), after["tokens"]
+    trophy = next(t for t in after["tokens"] if t.endswith(": trophy"))
+    after = check("choosing a token", *_explorer_move(page, cell, choose("token", trophy),
+                                                      budget_s))
+    assert "trophy（下标" in after["readout"], after["readout"]          # the readout names the chosen token
+    after = check("choosing a layer", *_explorer_move(page, cell, choose("层", "第 2 层"),
+                                                      budget_s))
+    assert after["readout"].startswith("第 2 层"), after["readout"]
+    after = check("choosing a head", *_explorer_move(page, cell, choose("头", "第 7 头"),
+                                                     budget_s))
+    assert after["readout"].startswith("第 2 层 第 7 头"), after["readout"]
+    causal = area.locator('.widget-checkbox input[type="checkbox"]').first
+    was = causal.is_checked()
+    before, after, seconds = _explorer_move(page, cell, causal.click, budget_s)
+    check("toggling the causal mask", before, after, seconds)
+    assert causal.is_checked() != was and ("因果掩码" in after["readout"]) != ("因果掩码" in before["readout"])
+    lab.screenshot_cell_output(page, cell, artifacts_dir / f"{Path(MODEL_NOTEBOOK).stem}-explorer-moved.png")
+
+    # The save buttons write the figure shown now, as PNG and as SVG, where the panel says.
+    saved = {}
+    for suffix in (".png", ".svg"):
+        button = area.locator(".widget-button", has_text=f"保存 {suffix[1:].upper()}").first
+        start = time.time()
+        button.click()
+        page.wait_for_function(
+            """([cell, suffix]) => Array.from(document.querySelectorAll(
+                   `.jp-Cell[data-nbtest-index="${cell}"] .widget-html-content code`))
+                 .some(n => n.textContent.endsWith(suffix))""", arg=[cell, suffix], timeout=(budget_s + 3) * 1000)
+        named = _explorer_view(page, cell)["message"]
+        path = lab_server.root / re.search(r"已保存：(\S+)", named).group(1)  # relative to the kernel's folder
+        assert path.suffix == suffix and "L2H7" in path.name and path.is_file() and path.stat().st_mtime >= start - 1, \
+            f"{MODEL_NOTEBOOK}: {named!r}: no fresh file of the view shown at {path}"
+        saved[suffix] = path
+    import matplotlib.image
+
+    png = saved[".png"].read_bytes()
+    assert png.startswith(b"\x89PNG\r\n\x1a\n")
+    pixels = matplotlib.image.imread(saved[".png"])
+    assert pixels.ndim == 3 and pixels.shape[0] > 200 and pixels.shape[1] > 300 and pixels.std() > 0
+    svg = "{http://www.w3.org/2000/svg}"
+    root = ET.parse(saved[".svg"]).getroot()
+    assert root.tag == f"{svg}svg" and root.get("width") and root.get("height")
+    # the data drawn, not an empty page: the 72 heads' grid is an embedded image, the bars and letters are paths
+    assert len(list(root.iter(f"{svg}image"))) >= 1 and len(list(root.iter(f"{svg}path"))) > len(first["tokens"])
+    return moves
 
 
 def test_a_broken_callback_is_caught(page, lab_server, widget_budget_s):
