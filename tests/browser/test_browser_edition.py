@@ -9,7 +9,7 @@ build's own cache, so local reruns need no network). Then:
   kernel's Pyodide URL is the bundled copy and its PyPI fallback is off; no config names
   another host;
 - every notebook, opened in JupyterLite in headless Chromium whose requests to any host but
-  127.0.0.1 are aborted (and asserted absent): Run All reaches the end without stopping (also
+  127.0.0.1 are aborted (and asserted absent), two notebooks at a time in two browsers (``runs``): Run All reaches the end without stopping (also
   past 2.6's ``raises-exception`` cell), no cell errs (bar those) or writes to stderr, and every code cell prints what the committed
   notebook shows, compared as nbval compares (``lite_driver.compare``). Tolerated, and only
   this: cells tagged ``nbval-ignore-output``; an exception's name as Pyodide's kernel spells it
@@ -36,7 +36,7 @@ import lab_driver as lab
 import lite_driver as lite
 import nbformat
 import pytest
-from conftest import CHROMIUM_ARGS, _missing  # noqa: F401  (CHROMIUM_ARGS: the same flags as the lab tests)
+from conftest import CHROMIUM_ARGS, _missing
 
 pytestmark = pytest.mark.browser
 
@@ -45,7 +45,6 @@ SERIES = sorted(p.name for p in (ROOT / "notebooks").glob("02-*.ipynb"))
 WITH_SLIDERS = ("02-05-scaling-by-sqrt-dk.ipynb", "02-10-causal-mask.ipynb")
 MODEL_NOTEBOOK = "02-13-real-model-attention.ipynb"
 _CJK = re.compile(r"[\u4e00-\u9fff]")
-FOREIGN: list[str] = []
 # Differences that are bugs of a notebook, not of the edition, until the notebook is fixed: the
 # test xfails on exactly these cells (and fails on any other difference, or once they are gone).
 KNOWN_DIFFERENCES: dict[str, dict[int, str]] = {}  # none left: 2.1 adds in a loop, 2.5's training table is nbval-ignored
@@ -96,14 +95,53 @@ def site(site_dir):
         server.stop()
 
 
-@pytest.fixture(scope="module")
-def lite_context(browser):
+def _run_share(browser, site, site_dir, widget_budget_s, names, results) -> None:
+    """Run ``names`` one after the other in a context of ``browser`` whose foreign requests are aborted;
+    each notebook's outcome (None, or the exception its checks raised) goes into ``results``."""
+    foreign: list[str] = []
     ctx = browser.new_context(viewport={"width": 1280, "height": 900}, device_scale_factor=1)
-    lite.block_foreign_hosts(ctx, FOREIGN)
+    lite.block_foreign_hosts(ctx, foreign)
     try:
-        yield ctx
+        for name in names:
+            try:
+                run_as_committed(ctx, site, site_dir, widget_budget_s, name, foreign)
+                results[name] = None
+            except BaseException as exc:  # an assertion, or pytest's xfail outcome: re-raised by the notebook's test
+                results[name] = exc
     finally:
         ctx.close()
+
+
+@pytest.fixture(scope="module")
+def runs(browser, chromium_path, site, site_dir, widget_budget_s) -> dict:
+    """Every notebook run in the browser edition, two at a time: half in this thread's Chromium, half in a
+    second Chromium driven from a thread of its own (Playwright's rule: one instance per thread). Each
+    Pyodide kernel is a web worker on a core of its own, so the series takes about half the wall time of
+    one notebook after the other. Returns {notebook: None or the exception its checks raised}."""
+    import threading
+
+    from playwright.sync_api import sync_playwright
+
+    results: dict = {}
+
+    def second_half():
+        try:
+            with sync_playwright() as pw:
+                other = pw.chromium.launch(executable_path=chromium_path, headless=True, args=CHROMIUM_ARGS)
+                try:
+                    _run_share(other, site, site_dir, widget_budget_s, SERIES[1::2], results)
+                finally:
+                    other.close()
+        except BaseException as exc:  # the second browser did not start: every notebook of its half says so
+            results.update({n: exc for n in SERIES[1::2] if n not in results})
+
+    thread = threading.Thread(target=second_half, name="browser-edition-second-half")
+    thread.start()
+    try:
+        _run_share(browser, site, site_dir, widget_budget_s, SERIES[0::2], results)
+    finally:
+        thread.join()
+    return results
 
 
 # --------------------------------------------------------------------------- the site, no browser
@@ -221,15 +259,16 @@ def _tolerated(name: str, nb, browser_cells) -> tuple[set[int], list[str]]:
     return skip, problems
 
 
-@pytest.mark.parametrize("name", SERIES[0::2])  # the other half: test_browser_edition_second_half.py
-def test_notebook_runs_as_committed(lite_context, site, site_dir, widget_budget_s, name):
-    run_as_committed(lite_context, site, site_dir, widget_budget_s, name)
+@pytest.mark.parametrize("name", SERIES)
+def test_notebook_runs_as_committed(runs, name):
+    if runs[name] is not None:
+        raise runs[name]
 
 
-def run_as_committed(lite_context, site, site_dir, widget_budget_s, name):
+def run_as_committed(lite_context, site, site_dir, widget_budget_s, name, foreign: list[str]):
     page = lite_context.new_page()
     page.set_default_timeout(120_000)
-    before = len(FOREIGN)
+    before = len(foreign)
     try:
         lab.open_notebook(page, site, name, timeout_s=240)
         tags = lab.notebook_tags(site_dir / "files" / name)
@@ -269,6 +308,6 @@ def run_as_committed(lite_context, site, site_dir, widget_budget_s, name):
                 f"{name}: ArrowDown in command mode no longer moves to the next cell"
     finally:
         page.close()
-    assert FOREIGN[before:] == [], f"{name}: requests to other hosts: {FOREIGN[before:]}"
+    assert foreign[before:] == [], f"{name}: requests to other hosts: {foreign[before:]}"
     if KNOWN_DIFFERENCES.get(name):
         pytest.xfail("; ".join(f"cell {i} {why}" for i, why in KNOWN_DIFFERENCES[name].items()))
