@@ -17,15 +17,6 @@ from publish import minutes as M
 from publish.notebooks import ROOT, series
 
 NOTEBOOKS = series()
-#: Notebooks whose core path is still over the promise (issue 30): each must fail the check, so one that is
-#: brought under 20 minutes fails here until it leaves this list.
-STILL_OVER = {
-    "02-05": "the derivation, three predictions and the warm-up; section 4 (the Jacobian) is the next candidate",
-    "02-07": "the five steps are seven code cells; the warm-up and section 4 (parameters, which exercise 2 needs) remain",
-    "02-08": "the worked example itself: 14 code cells, three predictions and the warm-up",
-    "02-13": "only c10 and the plotting margins were in scope while issue 33 edits 2.13; it states no minutes yet "
-             "and its 选读 heading cells still hold their bodies",
-}
 
 
 def _md(source, collapsed=False, **meta):
@@ -77,8 +68,6 @@ def test_the_minutes_are_reading_plus_code_cells_plus_predictions_and_exercises_
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name[:5])
 def test_every_notebook_states_its_minutes_by_the_rule(path):
-    if path.name[:5] == "02-13":
-        pytest.xfail(STILL_OVER["02-13"])
     m, said = M.minutes(path), M.stated(path)
     assert said is not None, f"{path.name} does not state its core path's minutes (**核心路径**（约 N 分钟…）)"
     want = (M.rounded(m.core), M.rounded(m.exercise_minutes) if m.exercises else None)
@@ -90,9 +79,6 @@ def test_every_notebook_states_its_minutes_by_the_rule(path):
 def test_every_core_path_keeps_the_promise(path):
     m = M.minutes(path)
     over = M.rounded(m.core) > M.PROMISE
-    if path.name[:5] in STILL_OVER:
-        assert over, f"{path.name} now fits ({m.core:.1f} min): take it off STILL_OVER"
-        pytest.xfail(f"{m.core:.1f} min > {M.PROMISE}: {STILL_OVER[path.name[:5]]}")
     assert not over, (f"{path.name}: its core path takes {m.core:.1f} min by the rule, over the {M.PROMISE} 2.0 promises "
                       f"(`python -m publish minutes {path.name[:5]} --sections`): move what a first reading does not need under 选读")
 
@@ -100,8 +86,6 @@ def test_every_core_path_keeps_the_promise(path):
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name[:5])
 def test_a_collapsed_optional_heading_cell_holds_only_its_heading(path):
     """JupyterLab shows a collapsed heading's own cell whole: a body written under the heading in that cell is read."""
-    if path.name[:5] == "02-13":
-        pytest.xfail(STILL_OVER["02-13"])
     for cell in M._load(path):
         if cell["cell_type"] == "markdown" and cell["metadata"].get("jp-MarkdownHeadingCollapsed"):
             lines = M._source(cell).strip().splitlines()
