@@ -5,7 +5,7 @@ nothing (or a ``VBox(children=...)`` repr). The web edition replaces it by a *st
 widget tree as it first appeared, drawn as plain HTML from the ipywidgets state that
 nbclient records while it runs the notebook (``store_widget_state``): images are the very
 PNG/JPEG bytes the widget showed, sliders and text boxes show their starting values,
-buttons and choices their labels, hidden parts (``layout.display = "none"``) stay hidden.
+buttons and choices their labels (a dropdown, closed, its chosen one), hidden parts (``layout.display = "none"``) stay hidden.
 It knows only the ipywidgets models (``@jupyter-widgets/controls`` and ``/output``), never
 the series' helpers, so it keeps working while helpers/ is reorganised.
 
@@ -30,7 +30,7 @@ _BOXES = {"VBoxModel": "column", "HBoxModel": "row", "BoxModel": "row", "GridBox
 _SLIDERS = {"IntSliderModel", "FloatSliderModel", "FloatLogSliderModel", "SelectionSliderModel",
             "IntRangeSliderModel", "FloatRangeSliderModel", "SelectionRangeSliderModel", "PlayModel",
             "IntProgressModel", "FloatProgressModel"}
-_CHOICES = {"RadioButtonsModel", "ToggleButtonsModel", "DropdownModel", "SelectModel", "SelectMultipleModel"}
+_CHOICES = {"RadioButtonsModel", "ToggleButtonsModel", "SelectModel", "SelectMultipleModel"}   # every option shows
 _TEXTS = {"TextModel", "TextareaModel", "IntTextModel", "FloatTextModel", "BoundedIntTextModel",
           "BoundedFloatTextModel", "PasswordModel", "ComboboxModel"}
 
@@ -187,6 +187,10 @@ def _render(state: dict, model_id: str, depth: int = 0) -> str:
         else:  # (a FloatLogSlider's value is the value itself; its min/max are exponents)
             value = _fmt(s.get("value", ""))
         return f'<div class="still-control still-slider">{_label(s)}<span class="still-value">{value}</span></div>'
+    if name == "DropdownModel":  # closed, as it first appears: its chosen option only (2.13's menu has a line per token)
+        labels, idx = s.get("_options_labels", []), s.get("index")
+        chosen = html.escape(str(labels[idx])) if isinstance(idx, int) and 0 <= idx < len(labels) else ""
+        return f'<div class="still-control">{_label(s)}<span class="still-field">{chosen} ▾</span></div>'
     if name in _CHOICES:
         labels, idx = s.get("_options_labels", []), s.get("index")
         chosen = set(idx) if isinstance(idx, (list, tuple)) else {idx}

@@ -183,7 +183,8 @@ def _model(name, **state):
 
 def test_still_draws_the_first_view_from_widget_state():
     state = {
-        "box": _model("VBoxModel", children=["IPY_MODEL_s", "IPY_MODEL_img", "IPY_MODEL_r", "IPY_MODEL_b", "IPY_MODEL_secret"]),
+        "box": _model("VBoxModel", children=["IPY_MODEL_s", "IPY_MODEL_img", "IPY_MODEL_r", "IPY_MODEL_b", "IPY_MODEL_secret",
+                                             "IPY_MODEL_menu"]),
         "s": _model("SelectionSliderModel", description="d_k", index=2, _options_labels=["1", "2", "4", "8"]),
         "img": {**_model("ImageModel", format="jpeg"),
                 "buffers": [{"path": ["value"], "data": base64.b64encode(PNG_1PX).decode(), "encoding": "base64"}]},
@@ -191,6 +192,7 @@ def test_still_draws_the_first_view_from_widget_state():
         "b": _model("ButtonModel", description="提交预测"),
         "secret": _model("HTMLModel", value="the answer", layout="IPY_MODEL_hidden"),
         "hidden": _model("LayoutModel", display="none"),
+        "menu": _model("DropdownModel", description="层", index=3, _options_labels=[f"第 {n} 层" for n in range(1, 7)]),
     }
     nb = nbformat.v4.new_notebook()
     nb.metadata["widgets"] = {ww.STATE_MIME: {"state": state, "version_major": 2, "version_minor": 0}}
@@ -199,6 +201,9 @@ def test_still_draws_the_first_view_from_widget_state():
     assert "d_k" in html and ">4<" in html
     assert "几乎不变" in html and "约 8 倍" in html and "●" not in html  # nothing chosen yet
     assert "the answer" not in html, "a hidden widget (layout.display = none) is drawn"
+    # a dropdown as it first appears: closed on its chosen option, the others not listed
+    assert re.search(r'<span class="still-label">层</span> <span class="still-field">第 4 层 ▾</span>', html)
+    assert "第 3 层" not in html and "第 5 层" not in html
     assert re.search(r'<span class="still-button" aria-disabled="true"[^>]*>提交预测</span>', html), \
         "a button's still must not pass for a button a reader can tap"
     assert re.search(r"\.still-button \{[^}]*cursor: not-allowed", web.CSS_FILE.read_text(encoding="utf-8"))
