@@ -253,3 +253,14 @@ def test_check_array_pass_line_speaks_of_the_one_visible_value(capsys):
     assert not check_array("check_value", np.array([1.0, 3.0]), np.array([1.0, 2.0]))
     out = capsys.readouterr().out
     assert out.startswith("\u274c check_value：你的数值：") and "隐藏" not in out and "1/1" not in out
+
+
+def test_a_tuple_of_the_wrong_length_is_told_its_length(capsys):
+    # fresh-eyes review: returning (Q, K) for (Q, K, V) was told "应返回 3 个结果组成的元组，你返回的是 tuple"
+    res = run_check("c", lambda: (1.0, 2.0), [Case("three", (), (1.0, 2.0, 3.0))])
+    out = capsys.readouterr().out
+    assert not res and "应返回 3 个结果" in out and "你返回的是 2 个结果组成的 tuple" in out
+    res = run_check("c", lambda: [1.0], [Case("two", (), (1.0, 2.0))])
+    assert not res and "你返回的是 1 个结果组成的 list" in capsys.readouterr().out
+    res = run_check("c", lambda: None, [Case("none", (), (1.0, 2.0))])
+    assert not res and "返回了 None" in capsys.readouterr().out

@@ -97,8 +97,12 @@ def compare_values(got, expected, atol: float, rtol: float, dtype_aware: bool = 
     the case's inputs is compared at the inputs' precision (float32 inputs, float64 result: float32
     precision); a float64 case is never loosened by a float64 result."""
     if isinstance(expected, tuple):
+        if got is None:
+            return "你的函数返回了 None（是不是忘了写 `return`？）"
         if not isinstance(got, (tuple, list)) or len(got) != len(expected):
-            return f"应返回 {len(expected)} 个结果组成的元组（tuple），你返回的是 {describe_value(got)}"
+            what = (f"{len(got)} 个结果组成的 {type(got).__name__}" if isinstance(got, (tuple, list))
+                    else describe_value(got))
+            return f"应返回 {len(expected)} 个结果组成的元组（tuple），你返回的是 {what}"
         for k, (g, e) in enumerate(zip(got, expected)):
             reason = compare_values(g, e, atol, rtol, dtype_aware)
             if reason:
