@@ -96,3 +96,28 @@ def test_show_answer_gives_key_and_explanation_without_a_verdict():
     assert "168" in show_answer("2.4-q2").message
     with pytest.raises(TypeError, match="options"):
         show_answer("2.5-q1")                      # a choice question needs the options it shows
+
+
+def test_an_exact_count_is_said_to_be_exact_and_an_estimate_approximate():
+    # 4 rows with the default 10 % tolerance: only 4 itself is accepted, so the answer is a count, not an estimate.
+    wrong = grade_number(5, 4, rel_tol=0.1)
+    assert not wrong.correct and "答案是 4" in wrong.message and "约" not in wrong.message
+    assert "正是答案" in grade_number(4, 4, rel_tol=0.1).message
+    # 168 with 10 %: 160 is accepted too, so the message says "about".
+    assert "答案约为 168" in grade_number(100, 168, rel_tol=0.1).message
+    assert "足够接近" in grade_number(160, 168, rel_tol=0.1).message
+    # A fractional answer is never "exact", whatever the tolerance.
+    assert "约为" in grade_number(0.9, 0.5, abs_tol=0.01).message
+
+
+def test_the_number_box_example_has_the_answers_kind_and_is_never_the_answer():
+    from helpers.ui.predict import number_example
+    from helpers.ui.prediction_keys import KEYS, WARMUP_KEYS, NumberKey
+
+    keys = [k for k in KEYS.values() if isinstance(k, NumberKey)]
+    keys += [r.key for r in WARMUP_KEYS.values() if isinstance(r.key, NumberKey)]
+    assert any(k.answer == 3 for k in keys), "a key of 3 makes the 'never the answer' rule bite"
+    for k in keys:
+        example = float(number_example(k.answer).removeprefix("例如 "))
+        assert example != k.answer
+        assert example.is_integer() == float(k.answer).is_integer()

@@ -204,10 +204,25 @@ def grade_number(value, answer: float, *, rel_tol: float = 0.1, abs_tol: float =
         return Feedback(False, "还没有输入数字：先填一个预测值，再点「提交预测」。")
     value = check_real("value", value)
     tail = f"\n解释：{check_text('explanation', explanation)}" if explanation else ""
-    if abs(value - answer) <= max(rel_tol * abs(answer), abs_tol):
-        return Feedback(True, f"✅ 预测正确：{value:g} 与答案 {answer:g} 足够接近。{tail}")
+    window = max(rel_tol * abs(answer), abs_tol)
+    exact = is_exact(answer, rel_tol=rel_tol, abs_tol=abs_tol)
+    if abs(value - answer) <= window:
+        close = "正是答案" if exact else f"与答案 {answer:g} 足够接近"
+        return Feedback(True, f"✅ 预测正确：{value:g} {close}。{tail}")
     direction = "偏大" if value > answer else "偏小"
-    return Feedback(False, f"❌ 你的预测 {value:g} {direction}了，答案约为 {answer:g}。{tail}")
+    return Feedback(False, f"❌ 你的预测 {value:g} {direction}了，答案{'是' if exact else '约为'} {answer:g}。{tail}")
+
+
+def is_exact(answer: float, *, rel_tol: float, abs_tol: float) -> bool:
+    """True when ``answer`` is a whole number and no other whole number is within the tolerance (a count)."""
+    return float(answer).is_integer() and max(rel_tol * abs(answer), abs_tol) < 1
+
+
+def number_example(answer: float) -> str:
+    """An example entry for the number box, of the answer's kind (a whole number for a whole-number answer),
+    never the answer itself."""
+    pool = (3, 5) if float(answer).is_integer() else (0.5, 0.25)
+    return f"例如 {next(x for x in pool if x != answer):g}"
 
 
 def show_answer(qid: str, options: Sequence[str] | None = None) -> Feedback:
@@ -295,7 +310,7 @@ def predict_number(qid: str, question: str) -> None:
     check_text("question", question, nonempty=True)
     tol = {"rel_tol": key.rel_tol, "abs_tol": key.abs_tol}
     grade_number(key.answer, key.answer, **tol)  # validates the key
-    box = widgets.Text(value="", placeholder="例如 0.5", description="你的预测：",
+    box = widgets.Text(value="", placeholder=number_example(key.answer), description="你的预测：",
                        style={"description_width": "initial"})
 
     def grade() -> Feedback:
@@ -305,7 +320,7 @@ def predict_number(qid: str, question: str) -> None:
         try:
             value = float(text)
         except ValueError:
-            return Feedback(False, f"「{text}」不是一个数字：请输入例如 0.5 或 1e-3。")
+            return Feedback(False, f"「{text}」不是一个数字：请输入一个数，{number_example(key.answer)}。")
         if not math.isfinite(value):
             return Feedback(False, f"「{text}」不是一个有限的数字。")
         return grade_number(value, key.answer, explanation=key.explanation, **tol)

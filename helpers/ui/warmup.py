@@ -21,7 +21,7 @@ import math
 from collections.abc import Sequence
 
 from .._validate import check_int, check_real, check_text
-from .predict import Feedback, grade_choice, grade_number
+from .predict import Feedback, grade_choice, grade_number, number_example
 from .prediction_keys import WARMUP_KEYS, WARMUP_QID, ChoiceKey, NumberKey, Recall
 
 __all__ = ["grade_recall", "show_recall", "recall_choice", "recall_number"]
@@ -135,16 +135,17 @@ def recall_number(qid: str, question: str) -> None:
     """Show a numeric warm-up question; its key and tolerance are ``WARMUP_KEYS[qid]`` (see :func:`grade_recall`)."""
     import ipywidgets as widgets
 
-    _recall(qid, NumberKey)
+    key = _recall(qid, NumberKey).key
     check_text("question", question, nonempty=True)
-    box = widgets.Text(value="", placeholder="例如 4", description="你的答案：", style={"description_width": "initial"})
+    box = widgets.Text(value="", placeholder=number_example(key.answer), description="你的答案：",
+                       style={"description_width": "initial"})
 
     def answer() -> Feedback:
         text = box.value.strip()
         try:
             value = float(text) if text else None
         except ValueError:
-            return Feedback(False, f"「{text}」不是一个数字：请输入例如 4 或 0.5。")
+            return Feedback(False, f"「{text}」不是一个数字：请输入一个数，{number_example(key.answer)}。")
         if value is not None and not math.isfinite(value):
             return Feedback(False, f"「{text}」不是一个有限的数字。")
         return grade_recall(qid, value)
