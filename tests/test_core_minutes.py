@@ -95,7 +95,8 @@ def test_a_collapsed_optional_heading_cell_holds_only_its_heading(path):
 def test_the_index_states_the_rule_it_applies():
     text = "".join(M._source(c) for c in M._load(series()[0]) if c["cell_type"] == "markdown")
     for said in (f"每分钟读 {M.READING_PACE} 个字", f"每个代码单元格 {M.CODE_CELL_MIN:g} 分钟",
-                 f"每道预测题 {M.VOTE_MIN:g} 分钟", f"每道练习另计 {M.EXERCISE_MIN:g} 分钟", f"不超过 {M.PROMISE} 分钟"):
+                 f"每道预测题 {M.VOTE_MIN:g} 分钟", f"每道热身题 {M.RECALL_MIN:g} 分钟", f"每道练习另计 {M.EXERCISE_MIN:g} 分钟",
+                 f"不超过 {M.PROMISE} 分钟"):
         assert said in text, f"2.0 does not state {said!r} (publish/minutes.py)"
 
 
