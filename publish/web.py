@@ -57,6 +57,11 @@ INDEX = "02-00-index"
 DEFAULT_LITE_URL = "../lite/lab/index.html"  # relative to OUT_DIR: the browser edition as a sibling folder
 STILL_NOTE = ("这是交互控件首屏的静态截图：网页版不能运行代码。要拖动滑块、提交预测，"
               '请在<a class="lite-link" href="{href}">浏览器版</a>中运行本笔记本（无需安装）。')
+# Notebooks whose widgets cannot run in the browser edition either (2.13's explorer needs the model's
+# weights, which the browser edition does not ship): their stills point to a local install instead.
+LOCAL_ONLY = {"02-13-real-model-attention.ipynb"}
+LOCAL_STILL_NOTE = ("这是交互控件首屏的静态截图：网页版不能运行代码。这个控件要用真实模型的权重，浏览器版没有带它们："
+                    "请按 README 的第一条命令在自己的电脑上安装，在 JupyterLab 里运行本笔记本（首次运行时自动下载权重）。")
 FOREIGN_URL = re.compile(r"""(?:src|href)\s*=\s*["'](?:https?:)?//|url\(\s*["']?(?:https?:)?//|@import\s+["']?(?:https?:)?//""", re.I)
 # Unused by the HTML-CSS output (7 of MathJax's 12 MB); the menu's languages except Chinese and English.
 MATHJAX_KEEP_LANGS = {"en", "zh-hans", "zh-hant"}
@@ -129,7 +134,7 @@ def stage_notebook(nb, name: str, *, lite: str, executed=None) -> tuple[nbformat
     a line of links (the .ipynb, the browser edition) follows the first cell.
     """
     nb = copy.deepcopy(nb)
-    note = STILL_NOTE.format(href=html.escape(lite, quote=True))
+    note = LOCAL_STILL_NOTE if name in LOCAL_ONLY else STILL_NOTE.format(href=html.escape(lite, quote=True))
     # The executed copy's cells, found by cell id (by position where a notebook has no ids), so
     # a page whose cells were filtered (the student edition) still finds its widgets' views.
     run_cells = executed.cells if executed is not None else []

@@ -202,7 +202,7 @@ def _render(state: dict, model_id: str, depth: int = 0) -> str:
         return f'<div class="still-control">{mark} {html.escape(s.get("description") or "")}</div>'
     if name == "ButtonModel":
         # A picture of a button: it must not look like one a reader can tap (nothing would happen).
-        return (f'<span class="still-button" aria-disabled="true" title="静态截图：请在浏览器版中点击">'
+        return (f'<span class="still-button" aria-disabled="true" title="静态截图：运行本笔记本后才能点击">'
                 f'{html.escape(s.get("description") or s.get("tooltip") or "")}</span>')
     if name in _TEXTS:
         value = s.get("value")

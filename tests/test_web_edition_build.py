@@ -268,3 +268,19 @@ def test_student_site_has_no_solutions_and_no_guide(tmp_path):
     teaching = tmp_path / "src" / "docs" / "teaching"
     assert not list(teaching.glob("02-*.md")), "the student site carries the teacher's guide"
     assert "教师指南" not in (tmp_path / "src" / "notebooks" / SERIES[0]).read_text(encoding="utf-8").split("toctree")[-1]
+
+
+def test_a_still_points_where_its_widget_can_run(site):
+    """A still's note sends the reader to the browser edition, except on a page whose widgets need what the browser
+    edition does not ship (2.13's model weights): there it sends them to a local install."""
+    def notes(name):
+        text = (site / "notebooks" / f"{name[:-6]}.html").read_text(encoding="utf-8")
+        return re.findall(r'<p class="widget-still-note">(.*?)</p>', text, re.S)
+
+    for name in SERIES:
+        found = notes(name)
+        if name in web.LOCAL_ONLY:
+            assert found and all("lite-link" not in n and "JupyterLab" in n for n in found), (name, found)
+        else:
+            assert all("lite-link" in n for n in found), (name, found)
+    assert notes("02-05-scaling-by-sqrt-dk.ipynb"), "the 2.5 explorer's still has a note"
