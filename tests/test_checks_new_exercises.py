@@ -210,6 +210,7 @@ test_batched_scores_accepts, test_batched_scores_rejects = check_table(
      "batches mixed": (lambda Q, K: np.einsum("bqd,ckd->bqk", Q, K), "混在了一起"),
      "every pair of batches": (lambda Q, K: np.tensordot(Q, K, axes=([2], [2])), "多了一个轴"),
      "1.04x": lambda Q, K: 1.04 * np.einsum("bqd,bkd->bqk", Q, K),
+     "scaled by sqrt(d_k)": (lambda Q, K: Q @ np.swapaxes(K, 1, 2) / np.sqrt(Q.shape[-1]), "除以了 √d_k"),
      "helpers": (lambda Q, K: np.stack([H.dot_product_scores(q, k) for q, k in zip(Q, K)]), "只用 numpy")})
 
 

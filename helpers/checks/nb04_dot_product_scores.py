@@ -55,6 +55,8 @@ _BS_WRONG = [
           lambda Q, K: np.tensordot(Q, K, axes=([2], [2]))),
     Wrong("这是逐元素相乘：分数是查询与键在 d_k 个分量上的点积（相乘再求和）。",
           lambda Q, K: Q * K),
+    Wrong("分数除以了 √d_k：这里要的是未缩放的分数表 QKᵀ，缩放是 2.5 节的事。",
+          lambda Q, K: np.asarray(Q) @ np.swapaxes(np.asarray(K), -1, -2) / np.sqrt(np.shape(Q)[-1])),
 ]
 
 
