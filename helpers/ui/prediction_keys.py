@@ -148,8 +148,8 @@ WARMUP_KEYS: dict[str, Recall] = {
     # 02-06-softmax-as-normalization.ipynb
     "2.6-w1": Recall("2.5", NumberKey(8, "分量独立、零均值、单位方差时 Var(q·k) = d_k = 64，标准差是 √64 = 8。"
                                       "所以要除以 √d_k，而不是 d_k。", rel_tol=0.05)),
-    "2.6-w2": Recall("2.4", ChoiceKey(0, "S = QKᵀ 的第 i 行是查询 i 对所有键的打分；第 j 列是键 j 被每个查询打的分，"
-                                      "即键 j 被关注的情况。")),
+    "2.6-w2": Recall("2.4", ChoiceKey(0, "S = QKᵀ 的第 i 行是查询 i 对所有键的打分；第 j 列是键 j 被每个查询打的分。"
+                                      "键 j 实际拿到多少注意力，要看 softmax 之后 A 的第 j 列：各行的分数不在同一把尺子上。")),
     # 02-07-the-whole-formula.ipynb
     "2.7-w1": Recall("2.6", ChoiceKey(1, "沿每一行（axis=-1）：第 i 行是查询 i 对所有键的打分，softmax 后是查询 i 的一份分布，和为 1。"
                                       "沿列归一化在方阵上不会报错，只能靠检查行和抓住。")),
