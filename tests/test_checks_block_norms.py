@@ -90,3 +90,28 @@ test_review_mistakes_are_named_accepts, test_review_mistakes_are_named = check_t
         "no gain": (no_gain, "增益 g"),
         "float32 work, float64 result": (float32_then_float64_gain, ["float32 的精度量级", "保持 float32"]),
     })
+
+
+# ---- fresh-eyes review (blind reveals, warm-ups): a mistake the case's own hint (about eps) misnamed --------
+
+def no_root(x, g, eps):
+    return x / (np.mean(x**2, axis=-1, keepdims=True) + eps) * g
+
+
+def axis_dropped(x, g, eps):
+    return x / np.sqrt(np.mean(x**2, axis=-1) + eps) * g       # raises: (..., d) against (...,)
+
+
+_, test_misnamed_mistakes_are_named = check_table(check_rms_norm, (), {
+    "no square root": (no_root, "没有开平方根"),
+    "the averaged axis dropped (a broadcast error)": (axis_dropped, "保留最后一个轴"),
+})
+
+
+@pytest.mark.parametrize("fn", [no_root, axis_dropped])
+def test_the_eps_hint_is_not_given_for_another_mistake(fn, capsys):
+    check_rms_norm(fn)
+    out = capsys.readouterr().out
+    assert "eps 应该先加到均方值上" not in out, out          # the first case's hint: about eps, which they got right
+    for code in ("axis=", "keepdims", "sqrt(", "mean(", "np."):
+        assert code not in out.split("提示（hint）")[1], (code, out)

@@ -69,3 +69,21 @@ REVIEW_MASKING = [
 
 
 test_review_masking_variants = verdict_table(REVIEW_MASKING)
+
+
+# ---- fresh-eyes review: every plausible wrong mask is named (the check gave one generic hint for all) -------
+
+_, test_left_padded_mistakes_are_named = check_table(check_left_padded_causal_mask, (), {
+    "padding rows see nothing": (PAD_WRONG["padding rows see nothing (NaN rows)"], ["整行被屏蔽", "0/0 = NaN"]),
+    "padding keys visible": (PAD_WRONG["plain causal, padding keys visible"], "填充的键没有挡住"),
+    "padding rows see earlier padding": (lambda T, n: np.where(np.indices((T, T))[0] < n,
+                                                              np.tril(np.ones((T, T), dtype=bool)), _left_padded(T, n)),
+                                         "它前面的填充"),
+    "not causal": (PAD_WRONG["not causal"], "因果那一半漏了"),
+    "transposed": (PAD_WRONG["transposed"], "行和列对调了"),
+    "right padding": (lambda T, n: np.where(np.indices((T, T))[0] >= T - n, np.eye(T, dtype=bool),
+                                            np.tril(np.ones((T, T), dtype=bool)) & (np.arange(T) < T - n)),
+                      "填充在左边"),
+    "additive": (lambda T, n: np.where(_left_padded(T, n), 0.0, -np.inf), "加性掩码"),
+    "inverted": (lambda T, n: ~_left_padded(T, n), "True 和 False 反了"),
+})

@@ -36,6 +36,7 @@ test_max_context_accepts, test_max_context_rejects = check_table(
      "bits": (lambda b, s, batch=1, heads=1: int(np.sqrt(b / (8 * s * batch * heads))), "比特"),
      "no batch, no heads": (lambda b, s, batch=1, heads=1: int(np.sqrt(b / s)), "batch 和 heads"),
      "no heads": (lambda b, s, batch=1, heads=1: int(np.sqrt(b / (s * batch))), "漏掉了 heads"),
+     "no itemsize": (lambda b, s, batch=1, heads=1: int(np.sqrt(b / (batch * heads))), "漏掉了 itemsize"),
      "rounded": (lambda b, s, batch=1, heads=1: round(math.sqrt(b / (s * batch * heads))), "越过预算"),
      "ceil": (lambda b, s, batch=1, heads=1: math.ceil(math.sqrt(b / (s * batch * heads))), "越过预算"),
      "one too many": (lambda b, s, batch=1, heads=1: math.isqrt(b // (s * batch * heads)) + 1, "第一个放不下"),

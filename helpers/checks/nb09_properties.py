@@ -124,6 +124,8 @@ _MC_WRONG = [
           _isqrt_fn(lambda b, s, n, h: int(np.sqrt(b / (8 * s * n * h))))),
     Wrong("漏掉了 batch 和 heads：每个序列、每个头各有一个 T × T 的分数矩阵，它们要一起放进预算。",
           _isqrt_fn(lambda b, s, n, h: int(np.sqrt(b / s)))),
+    Wrong("漏掉了 itemsize：预算是字节数，每个元素占 itemsize 个字节（float16 为 2、float32 为 4），不是 1 个。",
+          _isqrt_fn(lambda b, s, n, h: int(np.sqrt(b / (n * h))))),
     Wrong("漏掉了 heads：每个头都有自己的 T × T 分数矩阵。",
           _isqrt_fn(lambda b, s, n, h: int(np.sqrt(b / (s * n))))),
     Wrong("漏掉了 batch：批量里的每个序列都有自己的分数矩阵。",

@@ -128,6 +128,33 @@ def _reference_left_padded(T: int, n_pad: int) -> np.ndarray:
     return allowed
 
 
+def _lp_wrong(build):
+    def fn(T, n_pad):
+        i, j = np.indices((T, T))
+        return build(i, j, n_pad, T)
+    return fn
+
+
+_LP_WRONG = [
+    Wrong("填充位置的查询一个键都不许看：这一行整行被屏蔽，softmax 成了 0/0 = NaN。让填充位置的查询只看它自己，之后忽略它的输出。",
+          _lp_wrong(lambda i, j, n, T: (i >= n) & (n <= j) & (j <= i))),
+    Wrong("填充的键没有挡住：真实的词也看见了它前面的填充位置。真实的词 i 只能看 n_pad ≤ j ≤ i 的键。",
+          _lp_wrong(lambda i, j, n, T: j <= i)),
+    Wrong("填充位置的查询看见了它前面的填充：练习要它只看它自己（一个键就够，整行不被屏蔽）。",
+          _lp_wrong(lambda i, j, n, T: np.where(i < n, j <= i, (n <= j) & (j <= i)))),
+    Wrong("因果那一半漏了：真实的词还看见了它后面的词。真实的词 i 只能看 n_pad ≤ j ≤ i 的键。",
+          _lp_wrong(lambda i, j, n, T: np.where(i < n, i == j, j >= n))),
+    Wrong("行和列对调了：第 i 行是查询 i，第 j 列是键 j；真实的词 i 看的是不在它之后、又不是填充的键。",
+          _lp_wrong(lambda i, j, n, T: np.where(j < n, i == j, (n <= i) & (i <= j)))),
+    Wrong("填充在左边：是前 n_pad 个位置，不是最后 n_pad 个。",
+          _lp_wrong(lambda i, j, n, T: np.where(i >= T - n, i == j, (j < T - n) & (j <= i)))),
+    Wrong("这里要的是布尔矩阵（True = 可以看），不是加性掩码（0 / −∞）。",
+          _lp_wrong(lambda i, j, n, T: np.where(np.where(i < n, i == j, (n <= j) & (j <= i)), 0.0, -np.inf))),
+    Wrong("True 和 False 反了：True 表示可以看，False 表示挡住。",
+          _lp_wrong(lambda i, j, n, T: ~np.where(i < n, i == j, (n <= j) & (j <= i)))),
+]
+
+
 @float_safe
 def check_left_padded_causal_mask(fn) -> CheckResult:
     """Check a learner's ``fn(T, n_pad) -> allowed``: boolean (T, T) causal mask for a left-padded sequence.
@@ -143,7 +170,8 @@ def check_left_padded_causal_mask(fn) -> CheckResult:
         Case("T = 7，n_pad = 3", (7, 3), _reference_left_padded(7, 3), hint),
         Case("全是填充（T = 3，n_pad = 3）", (3, 3), _reference_left_padded(3, 3), hint),
     ]
-    return run_check("check_left_padded_causal_mask", fn, cases, atol=0.0, rtol=0.0, result_type="bool array")
+    return run_diagnosed("check_left_padded_causal_mask", fn, cases, wrong=_LP_WRONG, atol=0.0, rtol=0.0,
+                         result_type="bool array")
 
 
 # ---- 2.10 exercise that asks for something new (issue 20): the causal mask of a decoding step ---------------

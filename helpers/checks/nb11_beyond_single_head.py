@@ -129,6 +129,10 @@ def _rms_wrong(kind):
             return x / np.sqrt(np.mean(x * x, axis=0, keepdims=True) + eps) * g
         if kind == "no g":
             return x / np.sqrt(np.mean(x * x, axis=-1, keepdims=True) + eps)
+        if kind == "no root":
+            return x / (np.mean(x * x, axis=-1, keepdims=True) + eps) * g
+        if kind == "axis dropped":                     # raises what the learner's code raises (no case is square)
+            return x / np.sqrt(np.mean(x * x, axis=-1) + eps) * g
         raise ValueError(kind)
     return wrong
 
@@ -140,6 +144,9 @@ _RMS_WRONG = [
     Wrong("除以的是长度（平方和的平方根）：RMSNorm 用的是平方的平均值（均方），再开平方根。", _rms_wrong("sum")),
     Wrong("平均沿错了轴：每个词一行，对这一行自己的 d 个数（最后一个轴）求均方。", _rms_wrong("axis 0")),
     Wrong("漏了增益 g：归一化之后还要逐元素乘以 g。", _rms_wrong("no g")),
+    Wrong("没有开平方根：要除以的是均方根（均方值加上 eps 之后再开平方），不是均方值本身。", _rms_wrong("no root")),
+    Wrong("求完每一行的均方，那个轴就没了：结果的形状和 x 对不齐，没法逐行相除。求均方时保留最后一个轴（长度变成 1），"
+          "每一行才会除以它自己的均方根。", _rms_wrong("axis dropped")),
 ]
 
 
