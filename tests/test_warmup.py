@@ -125,7 +125,9 @@ def test_the_grader_takes_the_key_and_refuses_the_rest(qid):
             assert not fb.correct and f"{rec.recalls} 节" in fb.message and options[rec.key.answer] in fb.message
     else:
         assert grade_recall(qid, rec.key.answer).correct
-        for wrong in (2 * rec.key.answer + 1, -rec.key.answer - 1, 0.5 * rec.key.answer - 0.1):
+        one_off = (rec.key.answer - 1, rec.key.answer + 1) if float(rec.key.answer).is_integer() else ()
+        for wrong in (2 * rec.key.answer + 1, -rec.key.answer - 1, 0.5 * rec.key.answer - 0.1, *one_off):
+            # a whole-number answer is a count recalled exactly: 109 parameters is not "记对了：110"
             fb = grade_recall(qid, wrong)
             assert not fb.correct and f"{rec.recalls} 节" in fb.message
     peek = show_recall(qid, options)

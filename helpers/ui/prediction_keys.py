@@ -142,7 +142,7 @@ WARMUP_KEYS: dict[str, Recall] = {
                                       "先取 exp 就变成 softmax，任何实数分数都能用。")),
     # 02-05-scaling-by-sqrt-dk.ipynb
     "2.5-w1": Recall("2.4", NumberKey(200, "S 有 T_q·T_kv = 2 × 5 = 10 个分数，每个是 d_k = 10 次乘加，即 20 flops；"
-                                      "10 × 20 = 200。一般地，整张 S 是 2·T_q·T_kv·d_k flops。", rel_tol=0.01)),
+                                      "10 × 20 = 200。一般地，整张 S 是 2·T_q·T_kv·d_k flops。", rel_tol=0.0, abs_tol=0.5)),
     "2.5-w2": Recall("2.3", NumberKey(4, "输出是 A V，宽度来自 V：每行 d_v = 4 个数。d_k 只出现在打分里，在 QKᵀ 处就消掉了。",
                                       rel_tol=0.01)),
     # 02-06-softmax-as-normalization.ipynb
@@ -157,7 +157,7 @@ WARMUP_KEYS: dict[str, Recall] = {
                                       "能穿过 softmax 的梯度几乎消失，训练卡住。这就是要除以 √d_k 的原因。")),
     # 02-08-worked-example.ipynb
     "2.8-w1": Recall("2.7", NumberKey(110, "W_Q、W_K 各是 d_model × d_k = 10 × 4，W_V 是 d_model × d_v = 10 × 3："
-                                      "40 + 40 + 30 = 110，即 d_model(2d_k + d_v)。与 T 无关：同一组矩阵用于每个位置。", rel_tol=0.01)),
+                                      "40 + 40 + 30 = 110，即 d_model(2d_k + d_v)。与 T 无关：同一组矩阵用于每个位置。", rel_tol=0.0, abs_tol=0.5)),
     "2.8-w2": Recall("2.6", ChoiceKey(1, "softmax 对一整行加减同一个数不变，所以每行减去它自己的最大值：exp 的最大项是 1，不会上溢。"
                                       "减去整个矩阵的最大值，远低于它的行会全部下溢成 0，得到 0/0。")),
     # 02-09-properties.ipynb
