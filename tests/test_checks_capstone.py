@@ -53,7 +53,7 @@ def _mha(X, W_Q, W_K, W_V, W_O, n_heads, *, scale="head", axis=-1, k=1, fill=-np
             e = np.exp(np.where(future, fill, S))
             A = e / e.sum(axis=axis, keepdims=True)
         out = A @ V
-    if split == "right":
+    if split in ("right", "split only"):                 # "split only": heads reshaped wrongly, moved back right
         out = out.transpose(0, 2, 1, 3)
     return out.reshape(B, T, -1) @ W_O
 
@@ -106,6 +106,8 @@ WRONG = {
     "off by one (-1e9)": (functools.partial(_mha, k=0, fill=-1e9), ["对角线", "看见自己"]),
     "no mask": (functools.partial(_mha, k=None), ["未来"]),
     "wrong head split": (functools.partial(_mha, split="wrong"), ["(B, T, h, d)"]),
+    "wrong head split, merged with the transpose": (functools.partial(_mha, split="split only"),   # fresh-eyes review
+                                                    ["切头时", "(B, T, h, d)"]),
     "naive exp": (functools.partial(_mha, stable=False), ["最大值"]),
     "softmax, zero the future, renormalise": (functools.partial(_mha, after="renormalise"),
                                               ["未来的键根本不该参加 softmax", "0/0"]),

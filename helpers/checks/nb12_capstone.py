@@ -120,7 +120,7 @@ def _variant(X, W_Q, W_K, W_V, W_O, h, *, scale="head", axis=-1, mask="causal", 
         A = lenient_softmax(np.where(blocked, fill, S), axis)
     with np.errstate(invalid="ignore"):
         out = A @ Vh
-    if split in ("right", "strided"):                      # "merge": (B, h, T, d) read as (B, T, h*d), heads not moved back
+    if split in ("right", "strided", "split only"):        # "merge": (B, h, T, d) read as (B, T, h*d), heads not moved back
         out = out.transpose(0, 2, 1, 3)
     return out.reshape(B, T, -1) @ W_O
 
@@ -137,6 +137,8 @@ _DIAGNOSES = [
     (dict(mask="none"), "像完全没有掩码的注意力：每个词仍然看得见未来。"),
     (dict(mask="anti"), "像方向反了的掩码（看见未来、看不见过去）：要屏蔽的是对角线以上（键在查询之后）的部分。"),
     (dict(split="wrong"), "像直接把 (B, T, h*d) 重排成 (B, h, T, d) 的切头方式：要先切成 (B, T, h, d)，再把头这一维挪到 T 前面。"),
+    (dict(split="split only"), "像切头时直接把 (B, T, h*d) 重排成 (B, h, T, d)（拼回时倒是把头这一维挪回了 T 后面）："
+                               "要先切成 (B, T, h, d)，再把头这一维挪到 T 前面。"),
     (dict(split="strided"), "像每隔 n_heads 列取一列的切头方式：第 i 个头是第 i 段连续的列。"),
     (dict(split="merge"), "像拼回各头时没有把头这一维挪回 T 后面：(B, h, T, d) 要先变回 (B, T, h, d)，每个词一行地拼起来，再乘输出矩阵。"),
 ]
