@@ -27,7 +27,7 @@ def _softmax(S, axis=-1):
 
 
 def _mha(X, W_Q, W_K, W_V, W_O, n_heads, *, scale="head", axis=-1, k=1, fill=-np.inf, after=False,
-         split="right", transpose="swap", stable=True):
+         split="right", transpose="swap", stable=True, project=True):
     B, T, _ = X.shape
 
     def heads(Y):
@@ -39,7 +39,7 @@ def _mha(X, W_Q, W_K, W_V, W_O, n_heads, *, scale="head", axis=-1, k=1, fill=-np
     Q, K, V = heads(X @ W_Q), heads(X @ W_K), heads(X @ W_V)
     d_k = Q.shape[-1]
     Kt = np.swapaxes(K, -1, -2) if transpose == "swap" else K.T
-    S = Q @ Kt / {"head": np.sqrt(d_k), "total": np.sqrt(n_heads * d_k), "none": 1.0}[scale]
+    S = Q @ Kt / {"head": np.sqrt(d_k), "total": np.sqrt(n_heads * d_k), "none": 1.0, "d_k": d_k}[scale]
     future = np.triu(np.ones((T, T), dtype=bool), k=k) if k is not None else np.zeros((T, T), bool)
     with np.errstate(all="ignore"):
         if after == "renormalise":
@@ -55,7 +55,7 @@ def _mha(X, W_Q, W_K, W_V, W_O, n_heads, *, scale="head", axis=-1, k=1, fill=-np
         out = A @ V
     if split in ("right", "split only"):                 # "split only": heads reshaped wrongly, moved back right
         out = out.transpose(0, 2, 1, 3)
-    return out.reshape(B, T, -1) @ W_O
+    return out.reshape(B, T, -1) @ W_O if project else out.reshape(B, T, -1)
 
 
 def good(X, W_Q, W_K, W_V, W_O, n_heads):
@@ -106,6 +106,8 @@ WRONG = {
     "off by one (-1e9)": (functools.partial(_mha, k=0, fill=-1e9), ["对角线", "看见自己"]),
     "no mask": (functools.partial(_mha, k=None), ["未来"]),
     "wrong head split": (functools.partial(_mha, split="wrong"), ["(B, T, h, d)"]),
+    "divided by d_k, not its root": (functools.partial(_mha, scale="d_k"), ["d_k 本身", "平方根"]),   # fresh-eyes review
+    "no output projection": (functools.partial(_mha, project=False), ["W_O"]),                      # fresh-eyes review
     "wrong head split, merged with the transpose": (functools.partial(_mha, split="split only"),   # fresh-eyes review
                                                     ["切头时", "(B, T, h, d)"]),
     "naive exp": (functools.partial(_mha, stable=False), ["最大值"]),

@@ -93,7 +93,7 @@ def _cases() -> list[Case]:
 # ---- diagnosis: what a failing function looks like ---------------------------------------------
 
 def _variant(X, W_Q, W_K, W_V, W_O, h, *, scale="head", axis=-1, mask="causal", after=False, fill=-np.inf,
-             split="right"):
+             split="right", project=True):
     B, T, _ = X.shape
     Q, K, V = X @ W_Q, X @ W_K, X @ W_V
 
@@ -106,7 +106,7 @@ def _variant(X, W_Q, W_K, W_V, W_O, h, *, scale="head", axis=-1, mask="causal", 
         return Y.reshape(B, h, T, d)                       # reshape without moving the head axis
 
     Qh, Kh, Vh = heads(Q), heads(K), heads(V)
-    div = {"head": math.sqrt(Qh.shape[-1]), "total": math.sqrt(Q.shape[-1]), "none": 1.0}[scale]
+    div = {"head": math.sqrt(Qh.shape[-1]), "total": math.sqrt(Q.shape[-1]), "none": 1.0, "d_k": Qh.shape[-1]}[scale]
     S = Qh @ np.swapaxes(Kh, -1, -2) / div
     blocked = {"causal": np.triu(np.ones((T, T), bool), k=1), "diagonal too": np.triu(np.ones((T, T), bool), k=0),
                "anti": np.tril(np.ones((T, T), bool), k=-1), "none": np.zeros((T, T), bool)}[mask]
@@ -122,7 +122,7 @@ def _variant(X, W_Q, W_K, W_V, W_O, h, *, scale="head", axis=-1, mask="causal", 
         out = A @ Vh
     if split in ("right", "strided", "split only"):        # "merge": (B, h, T, d) read as (B, T, h*d), heads not moved back
         out = out.transpose(0, 2, 1, 3)
-    return out.reshape(B, T, -1) @ W_O
+    return out.reshape(B, T, -1) @ W_O if project else out.reshape(B, T, -1)
 
 
 _OFF_BY_ONE = "像一个连对角线也挡住的掩码（错了一位）：每个词必须能看见自己，只有对角线以上（键在查询之后）才是未来。"
@@ -130,6 +130,8 @@ _OFF_BY_ONE = "像一个连对角线也挡住的掩码（错了一位）：每�
 _DIAGNOSES = [
     (dict(scale="none"), "像没有缩放的注意力：分数要除以每个头的宽度 d_k 的平方根。"),
     (dict(scale="total"), "像用所有头的总宽度做缩放：每个头只看自己的 d_k 维，缩放也只用每头宽度 d_k 的平方根。"),
+    (dict(scale="d_k"), "像除以了每头宽度 d_k 本身：要除以的是它的平方根（分数的标准差是 √d_k，2.5 节）。"),
+    (dict(project=False), "像漏了最后的输出投影：各头拼接之后还要乘输出矩阵 W_O。"),
     (dict(axis=-2), "像沿列（倒数第二个轴）做的 softmax：每个查询那一行（对键）要和为 1，应沿最后一个轴归一化。"),
     (dict(after=True), "像在 softmax 之后才掩码（把未来的权重清零）：那样每行不再和为 1。要在 softmax 之前把掩码加到分数上。"),
     (dict(mask="diagonal too"), _OFF_BY_ONE),
