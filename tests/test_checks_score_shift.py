@@ -36,3 +36,18 @@ def test_stub_reports_not_done():
         raise NotImplementedError
 
     assert not check_key_shift(stub)
+
+
+def test_the_classic_wrong_answers_are_named(capsys):
+    # fresh-eyes review: each of these was told the one generic hint of the first case
+    named = {
+        "全 0": lambda Q, c: np.zeros(len(Q)),                                 # "softmax does not change, so nothing does"
+        "和之积": lambda Q, c: Q.sum(axis=1) * c.sum(),
+        "夹角的余弦": lambda Q, c: np.linalg.norm(Q, axis=1) * np.linalg.norm(c),
+        "查询没有变": lambda Q, c: np.full(len(Q), c @ c),
+        "没有 c·c": lambda Q, c: Q @ c + c @ c,
+    }
+    for says, fn in named.items():
+        assert not check_key_shift(fn)
+        out = capsys.readouterr().out
+        assert says in out, (says, out)

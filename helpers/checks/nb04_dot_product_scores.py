@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .core import Case, CheckResult, float_safe, lenient_softmax, run_check
+from .core import Case, CheckResult, float_safe
 from .diagnose import Wrong, run_diagnosed
 
 __all__ = ["check_key_shift", "check_batched_scores", "check_bilinear_scores"]
@@ -33,8 +33,22 @@ def check_key_shift(fn) -> CheckResult:
         Case("6 个查询、较大的 Q", (Q4, c4), Q4 @ c4,
              "变化量只由 q_i 和 c 决定，不需要除以 sqrt(d_k)（这里问的是未缩放的 S）。"),
     ]
-    return run_check("check_key_shift", fn, cases, atol=1e-8, rtol=1e-8,
-                     general_hint="把同一个 c 加到每个键上，看一行里的分数各变了多少。")
+    return run_diagnosed("check_key_shift", fn, cases, wrong=_KS_WRONG, atol=1e-8, rtol=1e-8,
+                         general_hint="把同一个 c 加到每个键上，看一行里的分数各变了多少。")
+
+
+_KS_WRONG = [
+    Wrong("你返回了全 0：分数本身是变了的，不变的是 softmax 之后的权重（那是做完之后要想的第一个问题）。"
+          "这里问的是每一行的分数增加了多少。", lambda Q, c: np.zeros(len(Q))),
+    Wrong("乘积之和不等于和之积：点积是逐个分量相乘再相加，不是先把两边各自加起来再相乘。",
+          lambda Q, c: np.asarray(Q).sum(axis=1) * np.sum(c)),
+    Wrong("长度之积只是点积的上限：点积还要乘上两者夹角的余弦，只有同向时才相等。",
+          lambda Q, c: np.linalg.norm(Q, axis=1) * np.linalg.norm(c)),
+    Wrong("c 只加在了键上，查询没有变：展开 q_i·(k_j + c) 时，多出来的那一项里应该有 q_i。",
+          lambda Q, c: np.full(len(Q), np.dot(c, c))),
+    Wrong("c 只加在键上，查询没有变：q_i·(k_j + c) 展开后只多出一项，没有 c·c。",
+          lambda Q, c: np.asarray(Q) @ np.asarray(c) + np.dot(c, c)),
+]
 
 
 # ---- 2.4 exercises that ask for something new (issue 20): a batch of score matrices, bilinear scores
