@@ -2,7 +2,7 @@
 outside the repository, and the Voila route of a Jupyter server that finds the installed templates.
 
 For every deck: step through every slide with the keyboard (ArrowRight), and on each slide check that
-slide text is >= 24 px, widget labels and readouts >= 18 px, slider tracks >= 300 px, and the slide
+slide text is >= 24 px, widget labels and readouts >= 18 px, slider tracks >= 300 px and handles >= 28 px, and the slide
 (with its widget and controls) fits the 720 px screen; move every slider (ArrowUp on its handle) and
 see its figure change, and see that ArrowRight on a focused slider or vote still turns the page; answer
 one vote and see the answer appear only then; no code shown, no request to any host but 127.0.0.1. The
@@ -91,6 +91,8 @@ SLIDE_PROBE = """() => {
           minVote: vote.length ? Math.min(...vote.map(px)) : null, cut: cut, figs: figs,
           printed: Array.from(s.querySelectorAll('pre.deck-printed')).map(px),
           code: code, sliders: s.querySelectorAll('.deck-live .noUi-handle').length,
+          handles: Array.from(s.querySelectorAll('.deck-live .noUi-handle')).map(h => { const r = h.getBoundingClientRect();
+              return Math.min(r.width, r.height); }),
           widgets: s.querySelectorAll('.deck-live .jupyter-widgets').length, text: s.innerText};
 }"""
 
@@ -371,6 +373,7 @@ def test_deck(deck_url, page720, widget_budget_s):
             assert info["widgets"] >= 1, f"deck {key} slide {n}: no live widget"
             assert info["minLabel"] >= 18, f"deck {key} slide {n}: widget text {info['minLabel']} px"
             assert all(w >= 300 for w in info["tracks"]), f"deck {key} slide {n}: slider tracks {info['tracks']} px"
+            assert all(h >= 28 for h in info["handles"]), f"deck {key} slide {n}: slider handles {info['handles']} px"
             if info["kind"] == "live":
                 assert info["sliders"] >= 1
                 if key == "1":
