@@ -143,14 +143,16 @@ def fetch(key: str, cache: Path) -> Path:
 
 
 def build_helpers_wheel(dest: Path) -> Path:
-    """The learner package alone as a wheel: ``helpers/`` (its ``.py`` files) and the runtime requirements.
+    """The learner package alone as a wheel: ``helpers/`` (its ``.py`` files and the figures' font) and the runtime
+    requirements.
 
     Not ``pip wheel`` of the project: that wheel would also carry :mod:`publish` (decks, editions,
     their assets), which no learner's kernel imports and every browser tab would preload."""
     project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
     dest.mkdir(parents=True, exist_ok=True)
     files = {p.relative_to(ROOT).as_posix(): p.read_bytes()
-             for p in sorted((ROOT / "helpers").rglob("*.py")) if "__pycache__" not in p.parts}
+             for p in sorted([*(ROOT / "helpers").rglob("*.py"), *(ROOT / "helpers").rglob("*.otf")])
+             if "__pycache__" not in p.parts}
     return make_wheel(dest, project["name"], project["version"], files, project["description"],
                       requires=project["dependencies"])
 

@@ -14,10 +14,10 @@ def test_the_preloaded_wheel_holds_helpers_only(tmp_path):
     wheel = build_helpers_wheel(tmp_path)
     names = zipfile.ZipFile(wheel).namelist()
     package = sorted(n for n in names if ".dist-info/" not in n)
-    assert package and all(n.startswith("helpers/") and n.endswith(".py") for n in package), package
+    assert package and all(n.startswith("helpers/") and n.endswith((".py", ".otf")) for n in package), package
     expected = sorted(p.relative_to(ROOT).as_posix() for p in (ROOT / "helpers").rglob("*.py")
-                      if "__pycache__" not in p.parts)
-    assert package == expected            # every module of helpers, nothing of publish or its assets
+                      if "__pycache__" not in p.parts) + ["helpers/ui/fonts/NotoSansSC-ch02-plots.otf"]
+    assert package == sorted(expected)    # every module of helpers and the figures' font, nothing of publish
     name, _, requires, imports = wheel_metadata(wheel)
     assert imports == ["helpers"]
     assert {"numpy", "matplotlib", "ipywidgets"} <= set(requires)

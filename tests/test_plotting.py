@@ -39,7 +39,7 @@ def test_weights_bar_heights_labels_and_highlight():
     bars = weights_bar([0.2, 0.8], ["x", "y"], ax=ax, highlight=1, xlabel="key")
     assert [b.get_height() for b in bars] == [0.2, 0.8]
     assert bars[0].get_facecolor() != bars[1].get_facecolor()
-    assert ax.get_xlabel() == "key" and ax.get_ylabel() == "weight"
+    assert ax.get_xlabel() == "key" and ax.get_ylabel() == "权重"
     plt.close(fig)
 
 
@@ -73,4 +73,37 @@ def test_weights_bar_colours():
     fig, ax = plt.subplots()
     bars = weights_bar([0.2, 0.8], ["a", "b"], ax=ax, highlight=1, color="tab:green", highlight_color="tab:red")
     assert bars[0].get_facecolor() == to_rgba("tab:green") and bars[1].get_facecolor() == to_rgba("tab:red")
+    plt.close(fig)
+
+
+def test_the_figures_font_has_every_chinese_character_a_figure_can_draw():
+    """The shipped subset covers the plotting helpers and the notebooks' code cells (python -m publish font)."""
+    from fontTools.ttLib import TTFont
+
+    from helpers.ui.plotting import FONT_FILE
+    from publish.deck.font import is_cjk, plot_text
+
+    cmap = TTFont(str(FONT_FILE))["cmap"].getBestCmap()
+    missing = sorted({c for c in plot_text() if is_cjk(c) and ord(c) not in cmap})
+    assert not missing, f"{FONT_FILE.name} lacks {''.join(missing)}: run python -m publish font"
+
+
+def test_chinese_labels_are_drawn_in_the_shipped_font_not_as_boxes():
+    """Default labels are Chinese; drawing them warns of no missing glyph, and the CJK face is the shipped file."""
+    import warnings
+
+    from matplotlib.font_manager import FontProperties, fontManager
+
+    from helpers.ui.plotting import FONT_FAMILY, FONT_FILE
+
+    fig, (ax1, ax2) = plt.subplots(1, 2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")          # matplotlib warns "Glyph ... missing from font(s)" for a box
+        attention_heatmap(np.eye(2), ax=ax1)
+        weights_bar([0.5, 0.5], ax=ax2)
+        fig.canvas.draw()
+    assert "键" in ax1.get_xlabel() and "查询" in ax1.get_ylabel() and "权重" in ax2.get_ylabel()
+    assert ax1.xaxis.label.get_fontfamily() == FONT_FAMILY
+    cjk = fontManager.findfont(FontProperties(family=FONT_FAMILY[1]), fallback_to_default=False)
+    assert cjk == str(FONT_FILE) or "NotoSansCJK" in cjk   # ours, or a system copy of the same face
     plt.close(fig)

@@ -109,12 +109,12 @@ def test_small_multiples_draw():
     (u16, u1024), (s16, s1024) = ([float(t.get_text().split()[1]) for t in ax.texts] for ax in fig.axes)
     assert u1024 > s1024 and min(u16, u1024, s16, s1024) >= 1 / 8
     # the lower axes show the weights of the scaled scores, not "weight / sqrt(d_k)" (issue 20)
-    assert "scores" in fig.axes[1].get_ylabel() and "scores" in fig.axes[0].get_ylabel()
+    assert "分数" in fig.axes[1].get_ylabel() and "分数" in fig.axes[0].get_ylabel()
     # fresh-eyes review: the dotted line at 1/T was explained nowhere in the figure or its caption
     for ax in fig.axes:
         ys = [seg[:, 1] for c in ax.collections[1:] for seg in c.get_segments()]
         assert len(ys) == 2 and np.allclose(ys, 1 / 8)            # one dotted line per group, at 1/T
-    assert "dotted: uniform 1/8" in fig._suptitle.get_text()
+    assert "点线：均匀 1/8" in fig._suptitle.get_text()
     assert min(size for _, size in displayed_text_sizes(fig)) >= MIN_FONT_PT
     plt.close(fig)
 
@@ -136,7 +136,7 @@ def test_legend_sits_above_the_panels_and_names_the_ghost_bars():
     assert not any(ax.get_legend() for ax in fig.fig.axes)
     (legend,) = fig.fig.legends
     labels = [t.get_text() for t in legend.get_texts()]
-    assert "unscaled" in labels and any("hollow" in s for s in labels)
+    assert "未缩放" in labels and any("空心" in s for s in labels)
     box = legend.get_window_extent(fig.canvas.get_renderer())
     for ax in fig.fig.axes:
         assert box.y0 >= ax.get_tightbbox(fig.canvas.get_renderer()).y1 - 1

@@ -120,21 +120,21 @@ class CausalViewPlot:
         self.fig = fig
         self.ax_map, self.ax_bar = fig.subplots(1, 2, gridspec_kw={"width_ratios": [1.1, 1.0]})
         attention_heatmap(self.weights, self.labels, self.labels, ax=self.ax_map, colorbar=False,
-                          annotate=T <= 8, title="attention weights A")
+                          annotate=T <= 8, title="注意力权重 A")
         self.row_box = Rectangle((-0.5, -0.5), T, 1, fill=False, edgecolor="red", linewidth=2.5, clip_on=False)
         self.ax_map.add_patch(self.row_box)
         self.future = Rectangle((0, 0), 0, 1, transform=self.ax_bar.get_xaxis_transform(),
                                 color="0.88", zorder=0)
         self.ax_bar.add_patch(self.future)
-        self.future_text = self.ax_bar.text(0, 0.9, "future: masked", transform=self.ax_bar.get_xaxis_transform(),
+        self.future_text = self.ax_bar.text(0, 0.9, "未来：已掩码（masked）", transform=self.ax_bar.get_xaxis_transform(),
                                             ha="center", va="center", fontsize=10, color="0.35")
         self.bars = self.ax_bar.bar(np.arange(T), np.zeros(T), color="tab:orange", zorder=2)
         self.ax_bar.set_xticks(np.arange(T), self.labels, rotation=45 if max(map(len, self.labels)) > 3 else 0,
                                ha="right" if max(map(len, self.labels)) > 3 else "center")
         self.ax_bar.set_xlim(-0.5, T - 0.5)
         self.ax_bar.set_ylim(0, 1.05)
-        self.ax_bar.set_xlabel("key j")
-        self.ax_bar.set_ylabel("weight A[t, j]")
+        self.ax_bar.set_xlabel("键 j")
+        self.ax_bar.set_ylabel("权重 A[t, j]")
         fig.tight_layout()
         self.view = self.update(t)
 
@@ -150,14 +150,14 @@ class CausalViewPlot:
         self.future.set_width(T - view.t)
         width = T - view.t
         self.future_text.set_x(view.t - 0.5 + width / 2)
-        self.future_text.set_text("future: masked" if width >= 3 else "masked")
+        self.future_text.set_text("未来：已掩码（masked）" if width >= 4 else "已掩码")
         self.future_text.set_rotation(0 if width >= 2 else 90)
         self.future_text.set_y(0.9 if width >= 2 else 0.7)
         self.future_text.set_visible(width > 0)
         for j, tick in enumerate(self.ax_bar.get_xticklabels()):
             tick.set_color("black" if view.allowed[j] else "0.6")
         seen = self.labels[0] if view.t == 1 else f"{self.labels[0]}..{self.labels[view.t - 1]}"
-        self.ax_bar.set_title(f"t={view.t} ({self.labels[view.t - 1]}) sees {seen}")
+        self.ax_bar.set_title(f"t={view.t}（{self.labels[view.t - 1]}）能看到 {seen}")
         self.view = view
         return view
 

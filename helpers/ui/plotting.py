@@ -2,23 +2,37 @@
 
 Every function draws into an ``Axes`` it is given (or a new one) and returns
 what it drew, so notebooks compose figures and tests can inspect them without
-a display. Plot text is English/ASCII so it renders with matplotlib's default
-font on every machine (no missing-glyph warnings for Chinese characters).
+a display. Plot text is Chinese, like the notebooks' prose (the English term in
+parentheses where a label names it, e.g. "键 j（key，被关注）"). Importing this
+module registers the series' figure font with matplotlib (fonts/, the Chinese of
+Noto Sans CJK SC subset by ``python -m publish font``), so Chinese is drawn on a
+machine without a CJK font too: :data:`FONT_FAMILY` draws Latin, digits and maths
+in DejaVu Sans and falls back to it glyph by glyph.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 
 import matplotlib.pyplot as plt
 import numpy as np
+from matplotlib import font_manager
 
 from .._validate import as_real_array, check_labels
 
 __all__ = [
-    "STYLE", "INLINE_PRINT_KWARGS", "MIN_FONT_PT", "MAX_DISPLAY_PX", "DIVERGING_CMAP", "use_style", "displayed_text_sizes",
+    "FONT_FILE", "FONT_FAMILY", "STYLE", "INLINE_PRINT_KWARGS", "MIN_FONT_PT", "MAX_DISPLAY_PX", "DIVERGING_CMAP", "use_style", "displayed_text_sizes",
     "attention_heatmap", "weights_bar", "token_labels",
 ]
+
+#: The figures' Chinese: Noto Sans CJK SC (SIL Open Font License 1.1), only the characters the series' figures use.
+FONT_FILE = Path(__file__).parent / "fonts" / "NotoSansSC-ch02-plots.otf"
+#: Latin and maths in matplotlib's default face; a character it lacks (Chinese) is taken from the next.
+FONT_FAMILY = ["DejaVu Sans", "Noto Sans CJK SC"]
+font_manager.fontManager.addfont(str(FONT_FILE))
+if plt.rcParams["font.family"] == ["sans-serif"]:  # matplotlib's default, untouched: the same face for Latin
+    plt.rcParams["font.family"] = FONT_FAMILY
 
 #: The one figure style of the series: legible from the back row of a lecture hall.
 #: Every text (ticks, labels, titles, annotations, legends, colorbar labels) is at least
@@ -27,6 +41,7 @@ STYLE = {
     "figure.dpi": 100,
     "savefig.dpi": 100,
     "figure.figsize": (7.0, 3.8),
+    "font.family": FONT_FAMILY,
     "font.size": 12,
     "axes.titlesize": 13,
     "axes.labelsize": 12,
@@ -100,16 +115,16 @@ def attention_heatmap(
     col_labels: Sequence[str] | None = None,
     *,
     ax=None,
-    title: str = "attention weights A",
+    title: str = "注意力权重 A",
     annotate: bool | None = None,
     fmt: str = "{:.2f}",
     cmap: str = "viridis",
     vmin: float | None = 0.0,
     vmax: float | None = 1.0,
     colorbar: bool = True,
-    xlabel: str = "key j (attended to)",
-    ylabel: str = "query i (attending)",
-    colorbar_label: str = "weight",
+    xlabel: str = "键 j（key，被关注）",
+    ylabel: str = "查询 i（query，去关注）",
+    colorbar_label: str = "权重",
 ):
     """Draw a (T_q, T_k) matrix as a labelled heatmap.
 
@@ -124,7 +139,7 @@ def attention_heatmap(
     annotate : bool, optional
         Write each value in its cell; default: on when the matrix is at most 12x12.
     colorbar_label : str
-        Label of the colorbar (pass e.g. "score" when drawing scores).
+        Label of the colorbar (pass e.g. "分数" when drawing scores).
 
     Returns
     -------
@@ -168,8 +183,8 @@ def _text_color(im, v: float) -> str:
     return "black" if 0.299 * r + 0.587 * g + 0.114 * b > 0.5 else "white"
 
 
-def weights_bar(weights, labels: Sequence[str] | None = None, *, ax=None, title: str = "attention weights", highlight=None,
-                ylim=(0.0, 1.0), xlabel: str | None = None, ylabel: str = "weight", color: str = "tab:blue",
+def weights_bar(weights, labels: Sequence[str] | None = None, *, ax=None, title: str = "注意力权重", highlight=None,
+                ylim=(0.0, 1.0), xlabel: str | None = None, ylabel: str = "权重", color: str = "tab:blue",
                 highlight_color: str = "tab:orange"):
     """Bar chart of one row of weights over labelled tokens.
 
@@ -183,7 +198,7 @@ def weights_bar(weights, labels: Sequence[str] | None = None, *, ax=None, title:
     color, highlight_color : str
         Bar colours (keep one colour = one meaning within a notebook).
     xlabel, ylabel : str, optional
-        Axis labels (default: no x label, "weight" on y).
+        Axis labels (default: no x label, "权重" on y).
 
     Returns
     -------

@@ -15,6 +15,9 @@ punctuation mark used in the notebooks, the helpers' Chinese messages and the te
 3,755 characters of GB 2312 level 1 (room for edits) and ASCII; writes an OpenType file into the deck
 template's static folder (the page names it "CH02 Noto Sans SC").
 tests/test_lecture.py fails when a deck slide uses a character the font lacks: then run this again.
+It also writes the figures' font, helpers/ui/fonts/NotoSansSC-ch02-plots.otf (the same face, CJK only, subset to
+the plotting helpers and the notebooks' code cells); tests/test_plotting.py fails when a helper's figure has a
+character it lacks.
 """
 
 from __future__ import annotations
@@ -27,12 +30,40 @@ from ..notebooks import ROOT, SHARE, series
 SOURCE = Path("/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc")
 OUT = SHARE / "jupyter" / "voila" / "templates" / "ch02-deck" / "static" / "NotoSansSC-ch02.otf"
 FAMILY = "Noto Sans CJK SC"
+#: The figures' Chinese (helpers.ui.plotting.use_style registers it with matplotlib): the same face, subset to the
+#: characters of the plotting helpers and of the notebooks' code cells (what a figure's labels can say), ~100 KiB.
+PLOT_OUT = ROOT / "helpers" / "ui" / "fonts" / "NotoSansSC-ch02-plots.otf"
+PLOT_SOURCES = ("helpers/ui/plotting.py", "helpers/lessons/causal_view.py", "helpers/lessons/saturation/widget.py")
 
 
 def wanted_text() -> str:
     files = [*series(), *sorted((ROOT / "helpers").rglob("*.py")),
              ROOT / "docs" / "teaching" / "README.md"]
     return "".join(p.read_text(encoding="utf-8") for p in files)
+
+
+def plot_text() -> str:
+    """Every character a figure of the series can draw: the plotting helpers' sources and the notebooks' code cells."""
+    import json
+
+    code = ["".join(c["source"]) for p in series() for c in json.loads(p.read_text(encoding="utf-8"))["cells"]
+            if c["cell_type"] == "code"]
+    return "".join((ROOT / f).read_text(encoding="utf-8") for f in PLOT_SOURCES) + "".join(code)
+
+
+def write_subset(font, chars: str, out: Path) -> None:
+    from fontTools import subset
+
+    options = subset.Options()
+    options.layout_features = ["*"]
+    options.name_IDs = ["*"]
+    options.notdef_outline = True
+    sub = subset.Subsetter(options)
+    sub.populate(unicodes=sorted({ord(c) for c in chars}))
+    sub.subset(font)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    font.save(str(out))
+    print(f"wrote {out.relative_to(ROOT)}: {len(set(chars))} characters, {out.stat().st_size / 1024:.0f} KiB")
 
 
 def gb2312_level1() -> str:
@@ -59,7 +90,6 @@ def main(argv: list[str] | None = None) -> int:
         print(__doc__, file=sys.stderr)
         return 0 if argv and argv[0] in {"-h", "--help"} else 2
     try:
-        from fontTools import subset
         from fontTools.ttLib import TTCollection, TTFont
     except ImportError:
         print('fontTools is missing: pip install -e ".[classroom]" (or pip install fonttools)', file=sys.stderr)
@@ -74,15 +104,8 @@ def main(argv: list[str] | None = None) -> int:
     if font is None:
         print(f"{source} holds no face named {FAMILY!r}", file=sys.stderr)
         return 2
-    chars = sorted({c for c in wanted_text() + gb2312_level1() if is_cjk(c)} | {chr(c) for c in range(0x20, 0x7F)})
-    options = subset.Options()
-    options.layout_features = ["*"]
-    options.name_IDs = ["*"]
-    options.notdef_outline = True
-    sub = subset.Subsetter(options)
-    sub.populate(unicodes=[ord(c) for c in chars])
-    sub.subset(font)
-    OUT.parent.mkdir(parents=True, exist_ok=True)
-    font.save(str(OUT))
-    print(f"wrote {OUT.relative_to(ROOT)}: {len(chars)} characters, {OUT.stat().st_size / 1024:.0f} KiB")
+    ascii_ = "".join(chr(c) for c in range(0x20, 0x7F))
+    write_subset(font, "".join(c for c in wanted_text() + gb2312_level1() if is_cjk(c)) + ascii_, OUT)
+    # The figures' font holds CJK only: matplotlib draws Latin, digits and maths in DejaVu Sans and falls back to it.
+    write_subset(TTFont(str(OUT)), "".join(c for c in plot_text() if is_cjk(c)), PLOT_OUT)
     return 0

@@ -135,22 +135,22 @@ class SaturationFigure:
         T = self.T
         self.ax_s.axhline(0, color="0.3", lw=0.8)
         # titles at a given y = 1 (no tick labels above any axes): matplotlib skips measuring where to put them
-        self.ax_s.set_title(r"scores fed to softmax (band: $\pm$ theory std)", y=1.0)
-        self.ax_s.set_ylabel("score")
+        self.ax_s.set_title(r"送入 softmax 的分数（色带：理论 $\pm$ 标准差）", y=1.0)
+        self.ax_s.set_ylabel("分数")
         self.ax_w.axhline(1.0 / T, color="0.5", lw=1.0, ls=":")
         self.ax_w.set_ylim(0, 1.05)
-        self.ax_w.set_title("softmax weights", y=1.0)
-        self.ax_w.set_ylabel("weight")
+        self.ax_w.set_title("softmax 权重", y=1.0)
+        self.ax_w.set_ylabel("权重")
         for ax in (self.ax_s, self.ax_w):
             ax.set_xlim(0.5, T + 0.5)
-            ax.set_xlabel("key j")
+            ax.set_xlabel("键 j")
             ax.set_xticks(np.arange(1, T + 1)[:: max(1, T // 4)])
         # One legend for the whole figure, above the panels (inside the weights panel it hid the tallest bars):
         # colour = mode (in every panel), filled = the mode the checkbox chose, hollow = the other mode.
-        self.fig.legend(handles=[Patch(color=UNSCALED_COLOR, label="unscaled"),
-                                 Patch(color=SCALED_COLOR, label=r"divided by $\sqrt{d_k}$"),
-                                 Patch(facecolor="none", edgecolor="0.3", label="hollow: the other mode"),
-                                 Line2D([], [], color="0.5", lw=1.0, ls=":", label="uniform $1/T$")],
+        self.fig.legend(handles=[Patch(color=UNSCALED_COLOR, label="未缩放"),
+                                 Patch(color=SCALED_COLOR, label=r"除以 $\sqrt{d_k}$"),
+                                 Patch(facecolor="none", edgecolor="0.3", label="空心：另一种模式"),
+                                 Line2D([], [], color="0.5", lw=1.0, ls=":", label="均匀 $1/T$")],
                         loc="upper center", ncol=4, frameon=False, fontsize=STYLE["legend.fontsize"],
                         bbox_to_anchor=(0.5, 1.0), handlelength=1.5, columnspacing=1.2)
         self.ax_c.set_xscale("log", base=2)
@@ -158,9 +158,9 @@ class SaturationFigure:
         self.ax_c.set_xticks(D_K_OPTIONS[::2], labels=[str(d) for d in D_K_OPTIONS[::2]])  # d_k as numbers
         self.ax_c.set_ylim(0, 1.05)
         self.ax_c.set_xlabel(r"$d_k$")
-        self.ax_c.set_ylabel("median over seeds")
-        self.ax_c.set_title(r"max weight (solid), $\|J\|_F$ (dashed)", y=1.0)
-        self.ax_j.set_title("Jacobian of the shown mode", y=1.0)
+        self.ax_c.set_ylabel("各随机种子的中位数")
+        self.ax_c.set_title(r"最大权重（实线），$\|J\|_F$（虚线）", y=1.0)
+        self.ax_j.set_title("所示模式的雅可比矩阵（Jacobian）", y=1.0)
         self.ax_j.set_xlabel("j")
         self.ax_j.set_ylabel("i")
         self.ax_j.set_xticks(np.arange(1, T + 1)[:: max(1, T // 4)])
@@ -378,7 +378,7 @@ def small_multiples(d_ks=(16, 64, 256, 1024), T: int = DEFAULT_T, seed: int = 0,
     views = [saturation_state(d_k, inv_temp, True, seed, T, draw=draw) for d_k in d_ks]
     step = T + 3                                       # a group of T bars per d_k, three bar widths apart
     fig, axes = plt.subplots(2, 1, figsize=(9.0, 5.0), sharex=True)
-    rows = (("unscaled", UNSCALED_COLOR, "unscaled scores"), ("scaled", SCALED_COLOR, r"scores $/\sqrt{d_k}$"))
+    rows = (("unscaled", UNSCALED_COLOR, "未缩放分数"), ("scaled", SCALED_COLOR, r"分数 $/\sqrt{d_k}$"))
     for ax, (name, color, what) in zip(axes, rows):
         modes = [getattr(v, name) for v in views]
         verts = np.concatenate([bar_verts(m.weights, offset=i * step) for i, m in enumerate(modes)])
@@ -386,13 +386,13 @@ def small_multiples(d_ks=(16, 64, 256, 1024), T: int = DEFAULT_T, seed: int = 0,
         starts = np.arange(len(modes)) * step + 0.5
         ax.hlines(np.full(len(modes), 1.0 / T), starts, starts + T, color="0.5", lw=1.0, ls=":")  # uniform 1/T, per group
         for i, m in enumerate(modes):
-            ax.text(i * step + (T + 1) / 2, 1.08, f"max {m.max_weight:.2f}", ha="center", va="bottom")
+            ax.text(i * step + (T + 1) / 2, 1.08, f"最大 {m.max_weight:.2f}", ha="center", va="bottom")
         # the weights of the unscaled scores, and of the scores divided by sqrt(d_k)
-        ax.set(ylim=(0, 1.05), yticks=[0.0, 0.5, 1.0], ylabel="weight of\n" + what)
+        ax.set(ylim=(0, 1.05), yticks=[0.0, 0.5, 1.0], ylabel=what + "\n的权重")
         ax.spines[["top", "right"]].set_visible(False)
     axes[1].set(xlim=(0, len(d_ks) * step - 2), xticks=[i * step + (T + 1) / 2 for i in range(len(d_ks))],
                 xticklabels=[f"$d_k$ = {d_k}" for d_k in d_ks])
-    fig.suptitle(f"one draw (seed {seed}), T = {T} keys: softmax weights (dotted: uniform 1/{T})")
+    fig.suptitle(f"一次抽样（种子 {seed}），T = {T} 个键：softmax 权重（点线：均匀 1/{T}）")
     # fixed margins, no tight_layout: the figure is shown as laid out (H.use_style turns off the inline crop)
     fig.subplots_adjust(left=0.13, right=0.98, bottom=0.1, top=0.86, hspace=0.35)
     return fig
