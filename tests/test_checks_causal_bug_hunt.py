@@ -112,3 +112,23 @@ def test_verdict_survives_seterr_raise(capsys):
         assert not check_fixed_causal_attention(buggy_causal_attention)
     finally:
         np.seterr(**old)
+
+
+# ---- fresh-eyes review: two more fixes a novice tries, now named (they got the case's hint about row 1) -------
+
+def softmax_down_columns(Q, K, V):
+    T = Q.shape[0]
+    S = Q @ K.T / np.sqrt(Q.shape[-1]) + np.triu(np.full((T, T), -1e9), k=1)
+    e = np.exp(S - S.max(axis=0, keepdims=True))
+    return (e / e.sum(axis=0, keepdims=True)) @ V
+
+
+def past_masked(Q, K, V):
+    T = Q.shape[0]
+    return _softmax(Q @ K.T / np.sqrt(Q.shape[-1]) + np.tril(np.full((T, T), -1e9), k=-1)) @ V
+
+
+_, test_more_novice_fixes_are_named = check_table(check_fixed_causal_attention, (), {
+    "softmax down the columns": (softmax_down_columns, ["沿列", "诊断"]),
+    "tril for triu: the past masked": (past_masked, ["挡住了过去", "诊断"]),
+})

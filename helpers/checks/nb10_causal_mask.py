@@ -59,6 +59,10 @@ def _variant(Q, K, V, kind):
         return np.where(future, 0.0, lenient_softmax(S)) @ V
     if kind == "no mask":
         return lenient_softmax(S) @ V
+    if kind == "columns":
+        return lenient_softmax(np.where(future, -np.inf, S), axis=0) @ V
+    if kind == "past":
+        return lenient_softmax(np.where(future.T, -np.inf, S)) @ V
     return lenient_softmax(np.where(future, -np.inf, S)) @ V
 
 
@@ -67,6 +71,8 @@ _DIAGNOSES = [
     ("after softmax", "像在 softmax 之后才把未来清零：行和不再是 1。掩码要加在 softmax 之前。"),
     ("no mask", "像完全没有掩码：每个词又能看见未来了。"),
     ("no scale", "像漏掉了 1/sqrt(d_k) 的缩放。"),
+    ("columns", "像沿列做了 softmax：每个查询那一行（对它能看见的键）要和为 1。"),
+    ("past", "像挡住了过去、留下了未来：要挡的是对角线以上（j > i），对角线以下是每个词能看见的过去。"),
 ]
 
 
