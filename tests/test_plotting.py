@@ -107,3 +107,14 @@ def test_chinese_labels_are_drawn_in_the_shipped_font_not_as_boxes():
     cjk = fontManager.findfont(FontProperties(family=FONT_FAMILY[1]), fallback_to_default=False)
     assert cjk == str(FONT_FILE) or "NotoSansCJK" in cjk   # ours, or a system copy of the same face
     plt.close(fig)
+
+
+def test_a_small_heatmaps_token_labels_are_18_px_on_a_slide():
+    """The deck shows a figure at >= its natural size (100 dpi); its labels' floor there is 18 px (issue 31)."""
+    from helpers.ui.plotting import STYLE
+
+    fig, ax = plt.subplots(dpi=STYLE["figure.dpi"])
+    attention_heatmap(np.full((8, 8), 1 / 8), list("abcdefgh"), list("abcdefgh"), ax=ax, annotate=False)
+    ticks = ax.get_xticklabels() + ax.get_yticklabels()
+    assert len(ticks) == 16 and min(t.get_fontsize() for t in ticks) * fig.dpi / 72 >= 18
+    plt.close(fig)

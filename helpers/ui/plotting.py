@@ -22,7 +22,7 @@ from matplotlib import font_manager
 from .._validate import as_real_array, check_labels
 
 __all__ = [
-    "FONT_FILE", "FONT_FAMILY", "STYLE", "INLINE_PRINT_KWARGS", "MIN_FONT_PT", "MAX_DISPLAY_PX", "DIVERGING_CMAP", "use_style", "displayed_text_sizes",
+    "FONT_FILE", "FONT_FAMILY", "STYLE", "INLINE_PRINT_KWARGS", "MIN_FONT_PT", "HEATMAP_TICK_PT", "MAX_DISPLAY_PX", "DIVERGING_CMAP", "use_style", "displayed_text_sizes",
     "attention_heatmap", "weights_bar", "token_labels",
 ]
 
@@ -55,6 +55,10 @@ STYLE = {
     "lines.linewidth": 2.0,
 }
 MIN_FONT_PT = 10.0
+#: A heatmap's token labels (up to 12 per axis): 13 pt is 18 px at the series' 100 dpi, the lecture deck's floor for
+#: labels on a 1280x720 slide (widget labels and readouts >= 18 px), and the deck never shows a figure below its
+#: natural size (tests/browser/test_lecture_deck.py); the slides' prose floor, 24 px, is for text, not tick labels.
+HEATMAP_TICK_PT = 13.0
 #: JupyterLab (and Voila) show an inline PNG at its natural size up to about this width;
 #: a wider figure is scaled down, and so is its text.
 MAX_DISPLAY_PX = 900
@@ -138,6 +142,7 @@ def attention_heatmap(
     ax : matplotlib Axes, optional
     annotate : bool, optional
         Write each value in its cell; default: on when the matrix is at most 12x12.
+        Up to 12 rows and columns, the token labels are :data:`HEATMAP_TICK_PT` (legible on a slide).
     colorbar_label : str
         Label of the colorbar (pass e.g. "分数" when drawing scores).
 
@@ -157,6 +162,8 @@ def attention_heatmap(
     im = ax.imshow(shown, cmap=cmap, vmin=vmin, vmax=vmax, aspect="auto")
     ax.set_xticks(range(tk), cols, rotation=45 if max(map(len, cols)) > 3 else 0, ha="right" if max(map(len, cols)) > 3 else "center")
     ax.set_yticks(range(tq), rows)
+    if max(tq, tk) <= 12:  # token names read from the back row; a longer axis keeps the style's size (no overlap)
+        ax.tick_params(labelsize=HEATMAP_TICK_PT)
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
     ax.set_title(title)
