@@ -178,3 +178,14 @@ def test_the_named_slip_never_gives_the_fix_code(capsys):
             check_row_max_fix(fn)
     out = capsys.readouterr().out
     assert "keepdims" not in out and "axis=-1" not in out and "shape[-1]" not in out, out
+
+
+# ---- fresh-eyes review: a row max without keepdims (the (T_q,) maxima broadcast against the columns) ----------
+def row_max_without_keepdims(Q, K, V):
+    S = Q @ K.T / np.sqrt(K.shape[-1])
+    E = np.exp(S - S.max(axis=-1))
+    return E / E.sum(axis=-1, keepdims=True) @ V
+
+
+test_row_max_fix_keepdims_accepts, test_row_max_fix_keepdims_is_named = check_table(
+    check_row_max_fix, [_attn], {"row max without keepdims": (row_max_without_keepdims, "保持维度")})

@@ -125,7 +125,8 @@ def _rm_wrong(kind, scale="d_k"):
                 "d_k plain": K.shape[-1], "none": 1.0}[scale]
         S = Q @ K.T / root
         with np.errstate(all="ignore"):
-            m = {"global": S.max(), "column": S.max(axis=0, keepdims=True), "none": 0.0}.get(kind, S.max(axis=-1, keepdims=True))
+            m = {"global": S.max(), "column": S.max(axis=0, keepdims=True), "none": 0.0,
+                 "flat": S.max(axis=-1)}.get(kind, S.max(axis=-1, keepdims=True))
             E = np.exp(S - m)
             return E / E.sum(axis=-1, keepdims=True) @ V
     return wrong
@@ -149,6 +150,9 @@ _RM_WRONG = [
           _rm_wrong("column")),
     Wrong("取指数之前没有减去最大值：很“响”的那个查询的分数会让 exp 溢出。", _rm_wrong("none")),
     Wrong("分数没有除以 √d_k：打分之后要缩放。", _rm_wrong("row", "none")),
+    Wrong("每一行的最大值求对了，但求完没有保持维度：T_q 个最大值排成一维，广播从最后一个轴往前对齐，"
+          "它们被当成了每一列要减的数（T_q ≠ T_kv 时就报错）。让每一行的那个数仍占着一个长度为 1 的轴。",
+          _rm_wrong("flat")),
 ]
 
 
