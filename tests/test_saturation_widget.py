@@ -164,3 +164,18 @@ def test_the_readout_names_where_the_median_curve_is_in_each_layout():
     lecture = saturation_explorer(d_k=64, layout="lecture")
     assert "（左下曲线）" in full.readout.value and "右侧" not in full.readout.value
     assert "（右侧曲线）" in lecture.readout.value and "左下" not in lecture.readout.value
+
+
+def test_every_chinese_label_has_its_glyphs(caplog):
+    """Chinese inside a mathtext string ("分数 $/\\sqrt{d_k}$") is drawn in the maths font, which has no CJK: a box,
+    logged ("does not have a glyph"), not warned. Every text of both figures draws with no missing glyph."""
+    import logging
+
+    import matplotlib.pyplot as plt
+
+    with warnings.catch_warnings(), caplog.at_level(logging.WARNING, logger="matplotlib"):
+        warnings.simplefilter("error")
+        for fig in (SaturationFigure(T=16).fig, small_multiples((16, 1024), T=8)):
+            fig.canvas.draw()
+            plt.close(fig)
+    assert not [r.getMessage() for r in caplog.records if "glyph" in r.getMessage()]

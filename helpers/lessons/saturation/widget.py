@@ -135,7 +135,7 @@ class SaturationFigure:
         T = self.T
         self.ax_s.axhline(0, color="0.3", lw=0.8)
         # titles at a given y = 1 (no tick labels above any axes): matplotlib skips measuring where to put them
-        self.ax_s.set_title(r"送入 softmax 的分数（色带：理论 $\pm$ 标准差）", y=1.0)
+        self.ax_s.set_title("送入 softmax 的分数（色带：理论 ± 标准差）", y=1.0)
         self.ax_s.set_ylabel("分数")
         self.ax_w.axhline(1.0 / T, color="0.5", lw=1.0, ls=":")
         self.ax_w.set_ylim(0, 1.05)
@@ -148,9 +148,9 @@ class SaturationFigure:
         # One legend for the whole figure, above the panels (inside the weights panel it hid the tallest bars):
         # colour = mode (in every panel), filled = the mode the checkbox chose, hollow = the other mode.
         self.fig.legend(handles=[Patch(color=UNSCALED_COLOR, label="未缩放"),
-                                 Patch(color=SCALED_COLOR, label=r"除以 $\sqrt{d_k}$"),
+                                 Patch(color=SCALED_COLOR, label="除以 √dₖ"),
                                  Patch(facecolor="none", edgecolor="0.3", label="空心：另一种模式"),
-                                 Line2D([], [], color="0.5", lw=1.0, ls=":", label="均匀 $1/T$")],
+                                 Line2D([], [], color="0.5", lw=1.0, ls=":", label="均匀 1/T")],
                         loc="upper center", ncol=4, frameon=False, fontsize=STYLE["legend.fontsize"],
                         bbox_to_anchor=(0.5, 1.0), handlelength=1.5, columnspacing=1.2)
         self.ax_c.set_xscale("log", base=2)
@@ -159,7 +159,7 @@ class SaturationFigure:
         self.ax_c.set_ylim(0, 1.05)
         self.ax_c.set_xlabel(r"$d_k$")
         self.ax_c.set_ylabel("各随机种子的中位数")
-        self.ax_c.set_title(r"最大权重（实线），$\|J\|_F$（虚线）", y=1.0)
+        self.ax_c.set_title("最大权重（实线），Frobenius 范数 ‖J‖（虚线）", y=1.0)
         self.ax_j.set_title("所示模式的雅可比矩阵（Jacobian）", y=1.0)
         self.ax_j.set_xlabel("j")
         self.ax_j.set_ylabel("i")
@@ -378,7 +378,7 @@ def small_multiples(d_ks=(16, 64, 256, 1024), T: int = DEFAULT_T, seed: int = 0,
     views = [saturation_state(d_k, inv_temp, True, seed, T, draw=draw) for d_k in d_ks]
     step = T + 3                                       # a group of T bars per d_k, three bar widths apart
     fig, axes = plt.subplots(2, 1, figsize=(9.0, 5.0), sharex=True)
-    rows = (("unscaled", UNSCALED_COLOR, "未缩放分数"), ("scaled", SCALED_COLOR, r"分数 $/\sqrt{d_k}$"))
+    rows = (("unscaled", UNSCALED_COLOR, "未缩放分数"), ("scaled", SCALED_COLOR, "分数 / √dₖ"))
     for ax, (name, color, what) in zip(axes, rows):
         modes = [getattr(v, name) for v in views]
         verts = np.concatenate([bar_verts(m.weights, offset=i * step) for i, m in enumerate(modes)])
