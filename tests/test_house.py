@@ -268,14 +268,22 @@ def test_the_learner_package_imports_nothing_of_the_build_package():
     assert not bad, bad
 
 
+# What the learner's kernel itself needs besides code: the CJK font its figures are drawn with (a machine may have
+# none; helpers.ui.plotting loads it), written by `python -m publish font`.
+LEARNER_DATA = {"helpers/ui/fonts/NotoSansSC-ch02-plots.otf"}
+
+
 def test_the_learner_package_holds_only_python():
-    """No deck or edition asset (templates, scripts, fonts) ships in helpers/: they are the build package's."""
+    """No deck or edition asset (templates, scripts, the deck's font) ships in helpers/: they are the build package's.
+    The one exception is data a learner's kernel reads (LEARNER_DATA)."""
     import subprocess
 
     tracked = subprocess.run(["git", "ls-files", "helpers"], cwd=ROOT, capture_output=True, text=True).stdout.split()
     if not tracked:  # not a git checkout (an sdist): read the tree
         tracked = [p.relative_to(ROOT).as_posix() for p in HELPERS.rglob("*") if p.is_file() and "__pycache__" not in p.parts]
-    assert tracked and all(f.endswith(".py") for f in tracked), [f for f in tracked if not f.endswith(".py")]
+    assert tracked and all(f.endswith(".py") or f in LEARNER_DATA for f in tracked), \
+        [f for f in tracked if not f.endswith(".py") and f not in LEARNER_DATA]
+    assert LEARNER_DATA <= set(tracked), "LEARNER_DATA names a file helpers/ does not hold"
 
 
 def test_nothing_loads_project_code_by_file_path():
