@@ -4,7 +4,7 @@ Each ``check_*`` runs a learner's function (or value) on hidden cases and prints
 first failing case with a hint (in Chinese). It never prints the answer and never raises because of
 what the learner's function returned or raised.
 
-One module per notebook, in the notebooks' order (2.12 has two: the capstone and the learner's test),
+One module per notebook, in the notebooks' order (2.12 has three: the capstone, the learner's test and the chapter self-test),
 on a shared machinery: ``core`` (``run_check``, ``Case``, the verdict) and ``numpy_only`` (refusing
 code that calls ``helpers`` where a task says "numpy only"). ``MODULES`` below is the one list; every
 name in a module's ``__all__`` is importable from here.
@@ -34,6 +34,7 @@ MODULES = (
     "nb11_beyond_single_head",
     "nb12_capstone",
     "nb12_capstone_test",
+    "nb12_self_test",
     "nb13_real_model",
 )
 
