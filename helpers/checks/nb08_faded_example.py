@@ -34,7 +34,7 @@ __all__ = ["FadedExample", "faded_example", "check_faded_scores", "check_faded_s
 T, D_K, TOL = 4, 2, 1e-4
 DEFAULT_SEED = 2026
 _MARGIN = 5 * TOL                  # every classic wrong answer is at least this far from the right one
-_HELPERS = frozenset({"softmax", "dot_product_scores", "scaled_dot_product_attention", "self_attention",
+HAND_ONLY_FORBIDDEN = frozenset({"softmax", "dot_product_scores", "scaled_dot_product_attention", "self_attention",
                       "multi_head_self_attention", "project_qkv"})
 _ASK = "用 numpy 当计算器亲手算这一步"
 
@@ -72,7 +72,7 @@ def _softmax_row(s) -> np.ndarray:
     return e / e.sum()
 
 
-def _answers(ex: FadedExample, step: str) -> tuple[np.ndarray, list[tuple[str, np.ndarray, bool]]]:
+def step_answers(ex: FadedExample, step: str) -> tuple[np.ndarray, list[tuple[str, np.ndarray, bool]]]:
     """The right answer of ``step`` and its known wrong answers: (hint, value, classic) triples; a classic
     one must stand out on every drawn example."""
     with np.errstate(all="ignore"):          # a wrong answer may divide by a zero row sum
@@ -135,7 +135,7 @@ def _answers_of(ex: FadedExample, step: str) -> tuple[np.ndarray, list[tuple[str
 def _telling(ex: FadedExample) -> bool:
     """Whether every classic wrong answer of every step is more than ``_MARGIN`` from the right one."""
     for step in REASONS:
-        right, wrongs = _answers(ex, step)
+        right, wrongs = step_answers(ex, step)
         for _, value, classic in wrongs:
             if classic and np.shape(value) == np.shape(right) and np.max(np.abs(value - right)) <= _MARGIN:
                 return False
@@ -182,13 +182,13 @@ def _check(step: str, fn, seed) -> CheckResult:
         print(msg)
         return CheckResult(name, False, 1, 0, msg)
     ex = faded_example(int(seed))
-    right, wrongs = _answers(ex, step)
+    right, wrongs = step_answers(ex, step)
     label, hint = _CASES[step]
     case = Case(label.replace("第 r 行", f"第 {ex.row} 行"), (), right, hint.replace("第 r 行", f"第 {ex.row} 行"))
     wrong = [Wrong(h, (lambda v: lambda: v)(v)) for h, v, _ in wrongs]
     buf = io.StringIO()
     with contextlib.redirect_stdout(buf):
-        result = run_diagnosed(name, fn, [case], wrong=wrong, forbid=_HELPERS, ask=_ASK, learner=fn,
+        result = run_diagnosed(name, fn, [case], wrong=wrong, forbid=HAND_ONLY_FORBIDDEN, ask=_ASK, learner=fn,
                                atol=TOL, rtol=0.0, dtype_aware=False)
     # one visible example, not "1 hidden case": say so, as check_array does
     msg = (f"{PASS} {name}：数值正确，通过（your numbers are right）。\n   为什么可以这样做（对照你自己写的理由）："

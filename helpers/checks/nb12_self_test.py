@@ -25,7 +25,7 @@ from .._validate import check_int
 from .compare import exception_text
 from .core import FAIL, PASS, TODO, Case, CheckResult, float_safe, lenient_softmax, run_check, signature_problem
 from .diagnose import Wrong, run_diagnosed
-from .nb08_faded_example import _HELPERS, FadedExample, _answers
+from .nb08_faded_example import DEFAULT_SEED, HAND_ONLY_FORBIDDEN, FadedExample, step_answers
 
 __all__ = ["SelfTest", "self_test", "check_self_test_formula", "check_self_test_shapes", "check_self_test_terms",
            "check_self_test_row"]
@@ -49,7 +49,7 @@ class SelfTest(NamedTuple):
 def _row_answers(ex: FadedExample):
     """The right output row of ``ex`` and its named wrong answers (2.8's), each flagged classic or not."""
     with np.errstate(all="ignore"):
-        return _answers(ex, "output")
+        return step_answers(ex, "output")
 
 
 def _row_classics(wrongs) -> list[tuple[str, np.ndarray]]:
@@ -146,7 +146,7 @@ def _formula_cases(t: SelfTest) -> list[Case]:
     ex = t.example
     cases = [Case("你的种子的 4 个词的例子，d_k = 2", (ex.Q, ex.K, ex.V), _attention(ex.Q, ex.K, ex.V),
                   "对照公式 softmax(QKᵀ/√d_k)V 一步一步检查。")]
-    for T, d_k, d_v, label in ((5, 3, 4, "T = 5、d_k = 3、d_v = 4"), (3, 3, 2, "T = d_k = 3")):
+    for T, d_k, d_v, label in ((5, 3, 4, "T = 5，d_k = 3，d_v = 4"), (3, 3, 2, "T = d_k = 3")):
         Q, K, V = rng.normal(size=(T, d_k)), rng.normal(size=(T, d_k)), rng.normal(size=(T, d_v))
         cases.append(Case(label, (Q, K, V), _attention(Q, K, V), "d_k 取 Q 的最后一维，不要写死成 2。"))
     Q, K, V = 30 + rng.normal(size=(4, 3)), 30 + rng.normal(size=(4, 3)), rng.normal(size=(4, 2))   # scores > 1000
@@ -155,13 +155,13 @@ def _formula_cases(t: SelfTest) -> list[Case]:
 
 
 @float_safe
-def check_self_test_formula(fn, seed) -> CheckResult:
+def check_self_test_formula(fn, seed: int = DEFAULT_SEED) -> CheckResult:
     """(a) ``fn(Q, K, V) -> softmax(QKᵀ/√d_k) V``, without the helpers' attention, on the seed's example and hidden cases."""
     name = _name("formula", seed)
     bad = _bad_seed(name, seed)
     if bad is not None:
         return bad
-    return run_diagnosed(name, fn, _formula_cases(self_test(int(seed))), wrong=_FORMULA_WRONG, forbid=_HELPERS,
+    return run_diagnosed(name, fn, _formula_cases(self_test(int(seed))), wrong=_FORMULA_WRONG, forbid=HAND_ONLY_FORBIDDEN,
                          ask="自己用 numpy 写出公式", learner=fn)
 
 
@@ -223,7 +223,7 @@ def _as_shapes(got):
 
 
 @float_safe
-def check_self_test_shapes(fn, seed) -> CheckResult:
+def check_self_test_shapes(fn, seed: int = DEFAULT_SEED) -> CheckResult:
     """(b) ``fn(T, d_model, d_k, d_v)`` -> the shapes of Q, K, V, S, A, out (a dict, or a tuple in that order),
     on the seed's sizes and two hidden ones; a wrong one is named with what it means."""
     name = _name("shapes", seed)
@@ -291,7 +291,7 @@ _TERMS_WRONG = (
 
 
 @float_safe
-def check_self_test_terms(fn, seed) -> CheckResult:
+def check_self_test_terms(fn, seed: int = DEFAULT_SEED) -> CheckResult:
     """(c) ``fn(Q, K) -> (std of QKᵀ, std of QKᵀ/√d_k)`` on the seed's (64, d_k) Q, K and hidden ones; once right,
     prints what the two numbers say about each term of the formula."""
     name = _name("terms", seed)
@@ -301,7 +301,7 @@ def check_self_test_terms(fn, seed) -> CheckResult:
     t = self_test(int(seed))
     rng = np.random.default_rng([1212, t.seed, 3])
     cases = [Case(f"你的种子的 Q、K，d_k = {t.Q_big.shape[1]}", (t.Q_big, t.K_big), _stds(t.Q_big, t.K_big),
-                  "两个数：np.std(Q @ K.T) 和 np.std(Q @ K.T / np.sqrt(d_k))，d_k 取 Q 的最后一维。")]
+                  "两个数：未缩放的分数 QKᵀ 的标准差，和除以 √d_k 之后的标准差；d_k 是 Q 每行的长度。")]
     for d in (9, 100):
         Q, K = rng.normal(size=(2, 30, d))
         cases.append(Case(f"d_k = {d}", (Q, K), _stds(Q, K), "d_k 取 Q 的最后一维，不要写死。"))
@@ -326,7 +326,7 @@ def check_self_test_terms(fn, seed) -> CheckResult:
 
 
 @float_safe
-def check_self_test_row(fn, seed) -> CheckResult:
+def check_self_test_row(fn, seed: int = DEFAULT_SEED) -> CheckResult:
     """(d) ``fn() -> output row`` (2,): row ``self_test(seed).example.row`` of softmax(QKᵀ/√2)V, to 1e-3,
     computed by hand (numpy as a calculator; the helpers' attention refused)."""
     name = _name("row", seed)
@@ -345,7 +345,7 @@ def check_self_test_row(fn, seed) -> CheckResult:
     wrong = [Wrong(h, (lambda v: lambda: v)(v)) for h, v, _ in wrongs]
     buf = io.StringIO()
     with contextlib.redirect_stdout(buf):
-        result = run_diagnosed(name, fn, [case], wrong=wrong, forbid=_HELPERS, ask="亲手算（numpy 只当计算器）",
+        result = run_diagnosed(name, fn, [case], wrong=wrong, forbid=HAND_ONLY_FORBIDDEN, ask="亲手算（numpy 只当计算器）",
                                learner=fn, atol=ROW_TOL, rtol=0.0, dtype_aware=False)
     msg = (f"{PASS} {name}：第 {ex.row} 行算对了（your row is right）。" if result.passed
            else re.sub(r"第 1/1 个用例（([^）]*)）：", r"\1：", result.message, count=1).replace("1e-4", "1e-3"))
