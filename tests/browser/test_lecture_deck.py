@@ -397,7 +397,7 @@ def test_deck(deck_url, page720, widget_budget_s):
     if key != "lab":
         assert maths > 0 and raw == 0, f"deck {key}: maths not typeset ({maths} formulas, {raw} slides with raw TeX)"
     # Chinese inside a formula (\text{...}): MathJax's own fonts have none; every such slide, shown in turn.
-    pg.wait_for_function("() => document.body.dataset.deckMaths", timeout=60_000)
+    pg.wait_for_function("() => document.body && document.body.dataset.deckMaths", timeout=60_000)
     in_maths = pg.evaluate("() => Array.from(document.querySelectorAll('.deck-slide')).map((s, i) => ["
                            " i, Array.from(s.querySelectorAll('mjx-container')).some(m => /[\\u4e00-\\u9fff]/.test("
                            "Array.from(m.children).filter(c => c.tagName !== 'MJX-ASSISTIVE-MML').map(c => c.textContent).join('')))])"
@@ -550,7 +550,7 @@ def test_the_teachers_controls(deck_url, page720, widget_budget_s):
     key, url, _ = deck_url
     pg = page720
     pg.goto(url + "#40", wait_until="commit")
-    pg.wait_for_function("() => document.body.dataset.deckWidgets === 'ready'", timeout=180_000)
+    pg.wait_for_function("() => document.body && document.body.dataset.deckWidgets === 'ready'", timeout=180_000)
     assert pg.evaluate("() => window.deck.current() + 1") == 40
     pg.evaluate("() => { location.hash = '#39'; }")  # typed in the address bar while on slide 40
     pg.wait_for_function("() => window.deck.current() + 1 === 39", timeout=5_000)
