@@ -175,6 +175,7 @@ def test_every_chinese_label_has_its_glyphs(caplog):
 
     with warnings.catch_warnings(), caplog.at_level(logging.WARNING, logger="matplotlib"):
         warnings.simplefilter("error")
+        warnings.filterwarnings("ignore", r"'\w+' (argument is )?deprecated", DeprecationWarning)  # matplotlib's, see above
         for fig in (SaturationFigure(T=16).fig, small_multiples((16, 1024), T=8)):
             fig.canvas.draw()
             plt.close(fig)
