@@ -22,10 +22,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from .compare import as_numbers, compare_values, dtype_tolerance, exception_text, type_problem
-from .core import CONSTANT_HINT, FAIL, Case, CheckResult, run_check
+from .core import CONSTANT_HINT, FAIL, PASS, Case, CheckResult, run_check, signature_problem
 from .numpy_only import helpers_references, helpers_tripwire
 
-__all__ = ["Wrong", "run_diagnosed"]
+__all__ = ["Wrong", "run_diagnosed", "run_faded_step"]
 
 _HINT_SEP = "\n   提示（hint）："
 
@@ -211,3 +211,29 @@ def run_diagnosed(
         return CheckResult(result.name, False, result.n_cases, result.n_passed, msg)
     print(msg)
     return result
+
+
+def run_faded_step(name: str, fn: Callable, case: Case, wrong_values: Sequence[tuple[str, object]], *,
+                   returns: str, passed: str, reason: str, **kwargs) -> CheckResult:
+    """One step of a faded example: ``fn() -> value`` checked against the one visible ``case``.
+
+    ``wrong_values`` are ``(hint, value)`` pairs: the classic slips at this step, each named by its hint.
+    On a pass the verdict adds ``reason`` (why the step is allowed) so the learner compares it with their own;
+    on a failure the "case 1/1" prefix is dropped (there is one visible example, not a hidden case).
+    ``returns`` says in Chinese what the function returns; ``kwargs`` go to :func:`run_diagnosed`.
+    """
+    if not callable(fn):
+        return run_check(name, fn, [])
+    problem = signature_problem(fn, (), {})
+    if problem:
+        msg = f"{FAIL} {name}：{problem}（这个函数不需要参数，直接返回{returns}）。"
+        print(msg)
+        return CheckResult(name, False, 1, 0, msg)
+    wrong = [Wrong(h, (lambda v: lambda: v)(v)) for h, v in wrong_values]
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf):
+        result = run_diagnosed(name, fn, [case], wrong=wrong, dtype_aware=False, **kwargs)
+    msg = (f"{PASS} {name}：{passed}\n   为什么可以这样做（对照你自己写的理由）：" + reason) if result.passed \
+        else re.sub(r"第 1/1 个用例（([^）]*)）：", r"\1：", result.message, count=1)
+    print(buf.getvalue().replace(result.message, msg, 1), end="")
+    return CheckResult(result.name, result.passed, 1, result.n_passed, msg)

@@ -18,16 +18,13 @@ squared), and once the line is right prints why the step is allowed.
 
 from __future__ import annotations
 
-import contextlib
-import io
-import re
 from typing import NamedTuple
 
 import numpy as np
 
 from .._validate import check_int
-from .core import FAIL, PASS, Case, CheckResult, float_safe, run_check, signature_problem
-from .diagnose import Wrong, run_diagnosed
+from .core import FAIL, Case, CheckResult, float_safe
+from .diagnose import run_faded_step
 
 __all__ = ["FadedMoments", "faded_moments", "check_faded_derivation"]
 
@@ -120,23 +117,10 @@ def check_faded_derivation(fn, seed: int = DEFAULT_SEED, line: int = 1) -> Check
             msg = f"{FAIL} {name}：{arg} 要是{what}；你传入的是 {type(value).__name__} {value!r}。"
             print(msg)
             return CheckResult(name, False, 1, 0, msg)
-    if not callable(fn):
-        return run_check(name, fn, [])
-    problem = signature_problem(fn, (), {})
-    if problem:
-        msg = f"{FAIL} {name}：{problem}（这个函数不需要参数，直接返回这一行的数）。"
-        print(msg)
-        return CheckResult(name, False, 1, 0, msg)
     right, wrongs = _lines(faded_moments(int(seed)))[int(line)]
-    case = Case(_WHAT[int(line)], (), float(right), _HINT[int(line)])
-    buf = io.StringIO()
-    with contextlib.redirect_stdout(buf):
-        result = run_diagnosed(name, fn, [case], wrong=[Wrong(h, (lambda v: lambda: v)(v)) for h, v in wrongs],
-                               atol=0.0, rtol=1e-9, dtype_aware=False)
-    msg = (f"{PASS} {name}：这一行对了，通过（this line is right）。\n   为什么可以这样做（对照你自己写的理由）："
-           + REASONS[int(line)]) if result.passed else re.sub(r"第 1/1 个用例（([^）]*)）：", r"\1：", result.message, count=1)
-    print(buf.getvalue().replace(result.message, msg, 1), end="")
-    return CheckResult(result.name, result.passed, 1, result.n_passed, msg)
+    return run_faded_step(name, fn, Case(_WHAT[int(line)], (), float(right), _HINT[int(line)]), wrongs,
+                          returns="这一行的数", passed="这一行对了，通过（this line is right）。",
+                          reason=REASONS[int(line)], atol=0.0, rtol=1e-9)
 
 
 def _in(value, allowed) -> bool:

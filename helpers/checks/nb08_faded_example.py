@@ -16,17 +16,14 @@ right one by more than 5 times the tolerance (the draw is repeated until it does
 
 from __future__ import annotations
 
-import contextlib
-import io
 import math
-import re
 from typing import NamedTuple
 
 import numpy as np
 
 from .._validate import check_int
-from .core import FAIL, PASS, Case, CheckResult, float_safe, lenient_softmax, run_check, signature_problem
-from .diagnose import Wrong, run_diagnosed
+from .core import FAIL, Case, CheckResult, float_safe, lenient_softmax
+from .diagnose import run_faded_step
 
 __all__ = ["FadedExample", "faded_example", "check_faded_scores", "check_faded_scaled", "check_faded_weights",
            "check_faded_output"]
@@ -174,27 +171,13 @@ def _check(step: str, fn, seed) -> CheckResult:
                f"你传入的是 {type(seed).__name__} {seed!r}。")
         print(msg)
         return CheckResult(name, False, 1, 0, msg)
-    if not callable(fn):
-        return run_check(name, fn, [])
-    problem = signature_problem(fn, (), {})
-    if problem:
-        msg = f"{FAIL} {name}：{problem}（这个函数不需要参数，直接返回这一步的结果）。"
-        print(msg)
-        return CheckResult(name, False, 1, 0, msg)
     ex = faded_example(int(seed))
     right, wrongs = step_answers(ex, step)
     label, hint = _CASES[step]
     case = Case(label.replace("第 r 行", f"第 {ex.row} 行"), (), right, hint.replace("第 r 行", f"第 {ex.row} 行"))
-    wrong = [Wrong(h, (lambda v: lambda: v)(v)) for h, v, _ in wrongs]
-    buf = io.StringIO()
-    with contextlib.redirect_stdout(buf):
-        result = run_diagnosed(name, fn, [case], wrong=wrong, forbid=HAND_ONLY_FORBIDDEN, ask=_ASK, learner=fn,
-                               atol=TOL, rtol=0.0, dtype_aware=False)
-    # one visible example, not "1 hidden case": say so, as check_array does
-    msg = (f"{PASS} {name}：数值正确，通过（your numbers are right）。\n   为什么可以这样做（对照你自己写的理由）："
-           + REASONS[step]) if result.passed else re.sub(r"第 1/1 个用例（([^）]*)）：", r"\1：", result.message, count=1)
-    print(buf.getvalue().replace(result.message, msg, 1), end="")
-    return CheckResult(result.name, result.passed, 1, result.n_passed, msg)
+    return run_faded_step(name, fn, case, [(h, v) for h, v, _ in wrongs],
+                          returns="这一步的结果", passed="数值正确，通过（your numbers are right）。", reason=REASONS[step],
+                          forbid=HAND_ONLY_FORBIDDEN, ask=_ASK, learner=fn, atol=TOL, rtol=0.0)
 
 
 @float_safe
