@@ -6,6 +6,7 @@ learner's results on all the cases (or the exceptions it raised, type and messag
 (:class:`Wrong`) gives on the same cases; the one that matches best (on the failing case and on most others) replaces the case's generic hint with
 its own, which names that mistake in Chinese. A task that says "only numpy" is enforced with
 :mod:`helpers.checks.numpy_only` (a static scan and a run with tripwires on every ``helpers`` function);
+a task that says "no Python loop" is enforced with :func:`helpers.checks.numpy_only.python_loops`;
 a task that asks for an ``int`` or a ``bool`` refuses a float or an array.
 """
 
@@ -23,7 +24,7 @@ import numpy as np
 
 from .compare import as_numbers, compare_values, dtype_tolerance, exception_text, type_problem
 from .core import CONSTANT_HINT, FAIL, PASS, Case, CheckResult, run_check, signature_problem
-from .numpy_only import helpers_references, helpers_tripwire
+from .numpy_only import helpers_references, helpers_tripwire, python_loops
 
 __all__ = ["Wrong", "run_diagnosed", "run_faded_step"]
 
@@ -136,6 +137,7 @@ def run_diagnosed(
     *,
     wrong: Sequence[Wrong] = (),
     numpy_only: bool = False,
+    no_loops: bool = False,
     forbid: frozenset[str] | None = None,
     ask: str = "",
     learner: Callable | None = None,
@@ -152,6 +154,9 @@ def run_diagnosed(
         (at least half) replaces the failing case's hint.
     numpy_only : bool
         Refuse a function that reaches ``helpers`` (found statically or by a tripwire while it runs).
+    no_loops : bool
+        "No Python loop": refuse a function with a ``for``/``while`` loop, a comprehension or a looping call
+        (``map``, ``np.vectorize``), in it or in the learner's functions it calls (a static scan).
     forbid : set of str, optional
         "Without helper X": refuse a function that calls a ``helpers`` function of one of these names
         (the rest of ``helpers`` stays allowed). ``ask`` says in Chinese what the task asked instead.
@@ -172,6 +177,12 @@ def run_diagnosed(
             return _fail(name, len(cases), 0,
                          f"{FAIL} {name}：{rule}，而你的函数用到了 helpers 里的 {'、'.join(refs)}。"
                          "请自己用 numpy 写出这几步。")
+    loops = python_loops(learner if learner is not None else fn) if no_loops else []
+    if loops:
+        return _fail(name, len(cases), 0,
+                     f"{FAIL} {name}：这个练习要求不写 Python 循环，而你的函数里有 {'、'.join(loops)}。"
+                     f"{_HINT_SEP}numpy 的运算会把前面的（批量）轴逐个配对，整批一次算完：让每一步都只作用在最后一个"
+                     "或最后两个轴上，就不需要循环。")
     seen: list = []
 
     @functools.wraps(fn)

@@ -3,6 +3,7 @@
 Two layers, because either alone can be dodged: a static scan of the names a function's code loads (its
 closure, its defaults and, recursively, the learner's own functions it calls), and a run with every
 ``helpers`` function replaced by a tripwire that records the call. ``helpers.checks`` itself is not wrapped.
+A task that says "no Python loop" is enforced by the same kind of static scan (``python_loops``).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from contextlib import contextmanager
 
 import numpy as np
 
-__all__ = ["helpers_references", "helpers_tripwire"]
+__all__ = ["helpers_references", "helpers_tripwire", "python_loops"]
 
 
 _FORBIDDEN_NAMES = {"helpers", "__import__", "importlib", "eval", "exec", "sys", "globals", "builtins"}
@@ -149,3 +150,56 @@ def helpers_tripwire(calls: list, only=None):
     finally:
         for mod, attr, value in patched:
             setattr(mod, attr, value)
+
+
+#: Calls that run a Python function once per element or per row: a loop under another name.
+_LOOP_CALLS = {"map": "map", "vectorize": "np.vectorize", "apply_along_axis": "np.apply_along_axis",
+               "frompyfunc": "np.frompyfunc"}
+
+
+def _loops_in_code(code) -> list[str]:
+    ops = list(dis.get_instructions(code))
+    found = ["for"] if any(ins.opname == "FOR_ITER" for ins in ops) else (
+        ["while"] if any("BACKWARD" in ins.opname for ins in ops) else [])   # a backward jump without FOR_ITER
+    found += [_LOOP_CALLS[ins.argval] for ins in ops
+              if ins.opname in ("LOAD_GLOBAL", "LOAD_NAME", "LOAD_ATTR", "LOAD_METHOD") and ins.argval in _LOOP_CALLS]
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            found += _loops_in_code(const)
+    return found
+
+
+def python_loops(fn, _seen=None) -> list[str]:
+    """The Python loops in ``fn`` and in the learner's own functions it calls: ``"for"`` (comprehensions and
+    generator expressions too), ``"while"``, or a looping call (``"map"``, ``"np.vectorize"``, ...); [] if none.
+
+    A static scan of the bytecode, for a task that says "no Python loop" (the batch handled by array
+    operations). Functions of numpy, of ``helpers``, ``math`` and ``functools`` are not scanned. Never raises.
+    """
+    seen = set() if _seen is None else _seen
+    try:
+        if id(fn) in seen:
+            return []
+        seen.add(id(fn))
+        if isinstance(fn, functools.partial):
+            return python_loops(fn.func, seen)
+        if inspect.ismethod(fn):
+            fn = fn.__func__
+        if not inspect.isfunction(fn):
+            call = getattr(type(fn), "__call__", None)
+            return python_loops(call, seen) if inspect.isfunction(call) and not _is_helpers(type(fn)) else []
+        if _is_helpers(fn) or (fn.__module__ or "").split(".")[0] in ("numpy", "math", "functools", "builtins"):
+            return []
+        found = _loops_in_code(fn.__code__)
+        callees = [fn.__globals__.get(name) for name in _loaded_globals(fn.__code__)]
+        for cell in fn.__closure__ or ():
+            try:
+                callees.append(cell.cell_contents)
+            except ValueError:      # empty cell
+                pass
+        for obj in callees:
+            if inspect.isfunction(obj) or isinstance(obj, functools.partial):
+                found += python_loops(obj, seen)
+        return sorted(set(found))
+    except Exception:
+        return []
