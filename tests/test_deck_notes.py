@@ -15,7 +15,7 @@ import pytest
 
 from publish.deck import DECKS, DeckError, build_notebook, check_deck, notebooks_dir
 from publish.deck.build import find_cell, notebook_path, notes_of, slide_cells
-from publish.deck.notes import items, resolve
+from publish.deck.notes import items, resolve, tex_html
 from publish.deck.slides import Deck, Row, activity
 from test_teaching_guide import predictions  # the guide test's reading of a notebook's predictions
 
@@ -88,3 +88,30 @@ def test_a_reference_the_guide_lacks_is_named(tmp_path):
     deck = Deck("x", "x", (Row("收尾", "x", 1, "—", (activity("讨论", "x", 1, ask=("02-09#讨论题/9",)),)),))
     with pytest.raises(DeckError, match=r"slide 2 \(row 收尾\).*has 3 items"):
         check_deck(deck, NB)
+
+
+@pytest.mark.parametrize("tex, html", [
+    (r"W_Q W_K^\top", "W<sub>Q</sub> W<sub>K</sub><sup>T</sup>"),
+    (r"(\|q\|/\sqrt{d_k})\,z_j/\tau", "(‖q‖/√d<sub>k</sub>) z<sub>j</sub>/τ"),
+    (r"\lVert x_{\text{it}}W\rVert^2", "‖x<sub>it</sub>W‖<sup>2</sup>"),
+    (r"z_j\sim\mathcal N(0,1)", "z<sub>j</sub>∼𝒩(0,1)"),
+    (r"\sqrt{1024/16}=8", "√(1024/16)=8"),
+    (r"\frac{\delta_{ij}}{Z^2}", "δ<sub>ij</sub>/Z<sup>2</sup>"),
+    (r"\mathbb{R}^{T\times d_{\text{model}}}", "ℝ<sup>T×d<sub>model</sub></sup>"),
+    (r"|i-j| < 2", "&#124;i-j&#124; &lt; 2"),      # Markdown and HTML characters as entities
+])
+def test_a_notes_formula_reads_in_a_window_without_mathjax(tex, html):
+    assert tex_html(tex) == html
+
+
+def test_no_note_shows_tex_source():
+    # The notes flattened maths before (review of lecture 2): "\\|J\\|_F" read "\\|J\\|_F", "W_K^\\top" read "W_Kᵀ"
+    # and "\\frac{..}{..}" lost its bar. In the presenter's window (no MathJax) no command, brace, $ or ^ is left
+    # (but "QK^T" of a vote's question, quoted as the vote widget prints it).
+    from publish.deck.build import _notes_html
+
+    for key, deck in DECKS.items():
+        for n, slide in enumerate(deck.slides, start=2):
+            html = re.sub(r"<code>.*?</code>", "", _notes_html(notes_of(slide, NB)), flags=re.S)
+            left = re.findall(r".{0,15}(?:\\[A-Za-z|]|\$|[{}]|\^(?!T\b)[\w{(]|_\{).{0,15}", html)
+            assert not left, f"deck {key} slide {n} ({slide.name or slide.heading}): its notes show TeX {left}"

@@ -22,7 +22,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from ..notebooks import NOTEBOOKS_ENV, hidden_outputs, notebooks_dir
-from .notes import guide_dir, question_of, resolve, slide_notes
+from .notes import guide_dir, question_of, resolve, slide_notes, tex_html
 from .slides import (CELL_KEY, FIGURE_MIN, PART_KEYS, READING_CHARS_PER_MIN, READY_FILE, ROLES, Deck,
                      DeckError, Slide, SlideCells, Text, class_vote_minutes)
 
@@ -213,10 +213,11 @@ def notes_of(slide: Slide, root: Path) -> list[str]:
 
 
 def _notes_html(notes: list[str]) -> str:
-    """The notes as HTML for the presenter's window (no MathJax there: inline TeX as plain text)."""
-    def plain(m):
-        return _plain(m.group(1))
-    md = "\n\n".join(re.sub(r"\$\$?([^$]+)\$\$?", plain, n) for n in notes)
+    """The notes as HTML for the presenter's window (no MathJax there: the formulas as Unicode with sub- and
+    superscripts, :func:`publish.deck.notes.tex_html`)."""
+    def maths(m):
+        return tex_html(m.group(1) if m.group(1) is not None else m.group(2))
+    md = "\n\n".join(re.sub(r"\$\$(.+?)\$\$|\$([^$]+)\$", maths, n, flags=re.S) for n in notes)
     return markdown_html(md) if md else ""
 
 
@@ -380,7 +381,7 @@ _TEX_SYMBOLS = {"top": "ᵀ", "times": "×", "sqrt": "√", "Rightarrow": "⇒",
 
 
 def _plain(text: str) -> str:
-    """A line of a slide as plain text for the guide's tables: no Markdown emphasis, no TeX commands."""
+    """A line of a slide as plain text for the guide's slide tables: no Markdown emphasis, no TeX commands."""
     text = text.replace("**", "").replace("$", "")
     text = re.sub(r"\\(?:text|mathrm|operatorname|mathbf|mathbb|mathcal)\{([^{}]*)\}", r"\1", text)
     text = re.sub(r"\\([A-Za-z]+)", lambda m: _TEX_SYMBOLS.get(m.group(1), ""), text)

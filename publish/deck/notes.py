@@ -105,3 +105,116 @@ def slide_notes(slide: Slide, guide: Path | None, question: str | None = None) -
         notes.append("**常见误解**\n\n" + section(guide, slide.notebook, "常见误解"))
     notes += [resolve(guide, ref) for ref in slide.notes]
     return notes
+
+
+# -- A note's formulas for the presenter's window, which has no MathJax: TeX to HTML (Unicode, <sub>, <sup>). --
+
+_GREEK = dict(zip(
+    "alpha beta gamma delta epsilon varepsilon zeta eta theta lambda mu nu xi pi rho sigma tau phi varphi chi psi omega "
+    "Gamma Delta Theta Lambda Pi Sigma Phi Psi Omega".split(), "αβγδεεζηθλμνξπρστφφχψωΓΔΘΛΠΣΦΨΩ"))
+#: TeX commands that stand for one character or word (``\top`` is the T of a transpose, as a superscript).
+TEX_CHARS = {**_GREEK, "top": "T", "times": "×", "cdot": "·", "le": "≤", "leq": "≤", "ge": "≥", "geq": "≥",
+             "ne": "≠", "neq": "≠", "approx": "≈", "sim": "∼", "to": "→", "rightarrow": "→", "Rightarrow": "⇒",
+             "infty": "∞", "in": "∈", "sum": "Σ", "prod": "Π", "pm": "±", "ldots": "…", "dots": "…", "cdots": "⋯",
+             "lVert": "‖", "rVert": "‖", "|": "‖", "circ": "°", "partial": "∂", "ell": "ℓ", "lceil": "⌈",
+             "rceil": "⌉", "lfloor": "⌊", "rfloor": "⌋", "log": "log", "ln": "ln", "exp": "exp", "max": "max",
+             "min": "min", "quad": " ", "qquad": "  ", ",": " ", ";": " ", ":": " ", " ": " ", "!": "", "left": "",
+             "right": "", "big": "", "Big": "", "bigg": "", "Bigg": "", "{": "{", "}": "}", "%": "%", "_": "_", "#": "#"}
+_FONTS = {"mathbb": {"R": "ℝ", "E": "𝔼", "N": "ℕ", "Z": "ℤ"}, "mathcal": {"N": "𝒩", "O": "𝒪", "L": "ℒ"}}
+_WORDS = {"text", "mathrm", "operatorname", "mathbf", "mathit", "textbf", "boldsymbol"}
+_TOKEN = re.compile(r"\\([A-Za-z]+|.)|([{}^_])|(\s+)|(.)", re.S)
+
+
+def tex_html(tex: str) -> str:
+    """Inline TeX as HTML a browser shows without MathJax: ``W_K^\\top`` -> ``W<sub>K</sub><sup>T</sup>``,
+    ``\\sqrt{d_k}`` -> ``√d<sub>k</sub>``, ``\\frac{a}{b+c}`` -> ``a/(b+c)``, ``\\mathbb{R}`` -> ``ℝ``; Markdown
+    characters come out as entities (the result goes into a note's Markdown). A command it does not know is
+    kept with its backslash, so it shows (tests/test_deck_notes.py renders every note's formulas)."""
+    tokens, after_word = [], False
+    for m in _TOKEN.finditer(tex):
+        if not (m.group(3) and after_word):  # TeX drops the spaces after a command word (``\\lVert x``)
+            tokens.append((m.group(1), m.group(2), m.group(3), m.group(4)))
+        after_word = bool(m.group(1) and m.group(1).isalpha()) or (after_word and bool(m.group(3)))
+    pos = 0
+
+    def esc(s: str) -> str:
+        return "".join({"<": "&lt;", ">": "&gt;", "&": "&amp;", "*": "&#42;", "_": "&#95;", "|": "&#124;",
+                        "`": "&#96;", "[": "&#91;", "]": "&#93;"}.get(c, c) for c in s)
+
+    def group_raw() -> str:
+        """The argument of a font command as plain text (``\\text{float32 最大值}``)."""
+        nonlocal pos
+        if pos < len(tokens) and tokens[pos][1] == "{":
+            depth, out = 0, []
+            while pos < len(tokens):
+                cmd, sym, space, ch = tokens[pos]
+                pos += 1
+                if sym == "{":
+                    depth += 1
+                    if depth == 1:
+                        continue
+                elif sym == "}":
+                    depth -= 1
+                    if depth == 0:
+                        break
+                out.append(space or ch or sym or TEX_CHARS.get(cmd, cmd))
+            return "".join(out)
+        return atom() if pos < len(tokens) else ""  # one symbol: ``\\mathcal N``
+
+    def seq(stop_at_brace: bool) -> str:
+        nonlocal pos
+        out = []
+        while pos < len(tokens):
+            cmd, sym, space, ch = tokens[pos]
+            if sym == "}" and stop_at_brace:
+                pos += 1
+                break
+            if sym in ("^", "_"):
+                pos += 1
+                arg = atom()
+                out.append(f"<sup>{arg}</sup>" if sym == "^" else f"<sub>{arg}</sub>")
+                continue
+            out.append(atom())
+        return "".join(out)
+
+    def wrap(s: str, raw: str) -> str:  # parentheses around a numerator, denominator or root of several symbols
+        return s if len(re.sub(r"<[^>]+>", "", s)) <= 1 or re.fullmatch(r"[\w.]+(<su[bp]>.*</su[bp]>)?", raw) else f"({s})"
+
+    def atom() -> str:
+        nonlocal pos
+        if pos >= len(tokens):
+            return ""
+        cmd, sym, space, ch = tokens[pos]
+        pos += 1
+        if sym == "{":
+            return seq(True)
+        if sym == "}":
+            return ""
+        if space:
+            return " "
+        if ch is not None:
+            return esc(ch)
+        if cmd in _WORDS:
+            return esc(group_raw())
+        if cmd in _FONTS:
+            arg = group_raw()
+            return esc("".join(_FONTS[cmd].get(c, c) for c in arg))
+        if cmd == "sqrt":
+            arg = atom()
+            return "√" + wrap(arg, arg)
+        if cmd in ("frac", "tfrac", "dfrac"):
+            num, den = atom(), atom()
+            return f"{wrap(num, num)}/{wrap(den, den)}"
+        if cmd == "xrightarrow":
+            return f" —{atom()}→ "
+        if cmd in ("underbrace", "overbrace"):
+            body = atom()
+            if pos < len(tokens) and tokens[pos][1] == "_":
+                pos += 1
+                return f"{body} ({atom()})"
+            return body
+        if cmd in TEX_CHARS:
+            return esc(TEX_CHARS[cmd])
+        return esc("\\" + cmd)
+
+    return seq(False)
