@@ -127,12 +127,12 @@ def test_builtins_without_a_signature_are_still_run(capsys):
 def test_a_learner_who_set_numpy_errors_to_raise_still_gets_a_verdict(capsys):
     # np.seterr(all="raise") in the learner's session used to make the check's own reference
     # computation (an exp that underflows) raise FloatingPointError out of the check.
-    from helpers.checks import check_batched_cross_attention, check_multi_head, check_soft_lookup_many
+    from helpers.checks import check_batched_cross_attention, check_grouped_query_attention, check_soft_lookup_many
 
     old = np.seterr(all="raise")
     try:
         for check, fn in [(check_log_softmax, lambda x: log_softmax(x)), (check_soft_lookup_many, lambda *a: 0.0),
-                          (check_batched_cross_attention, lambda *a: 0.0), (check_multi_head, lambda *a: 0.0)]:
+                          (check_batched_cross_attention, lambda *a: 0.0), (check_grouped_query_attention, lambda *a: 0.0)]:
             res = check(fn)
             assert res.message.startswith(("\u2705", "\u274c")), res.message
         assert check_log_softmax(lambda x: log_softmax(x))

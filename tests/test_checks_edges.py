@@ -64,7 +64,9 @@ FLOAT32 = {
     "check_batched_cross_attention": lambda X_q, X_kv, W_Q, W_K, W_V: _attention32(
         np.asarray(X_q, F32) @ np.asarray(W_Q, F32), np.asarray(X_kv, F32) @ np.asarray(W_K, F32),
         np.asarray(X_kv, F32) @ np.asarray(W_V, F32)),
-    "check_multi_head": lambda *a: _mha32(*a),
+    "check_grouped_query_attention": lambda X, W_Q, W_K, W_V, W_O, h, g: _mha32(
+        X, W_Q, *(np.repeat(np.asarray(W).reshape(W.shape[0], g, -1), h // g, axis=1).reshape(W.shape[0], -1)
+                  for W in (W_K, W_V)), W_O, h),
     "check_capstone": lambda *a: _mha32(*a, causal=True),
 }
 

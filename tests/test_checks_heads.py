@@ -1,177 +1,185 @@
-"""The 2.11 self-checks pass independent solutions and reject the usual head-splitting mistakes."""
+"""The 2.11 self-checks: each head's share of the output, grouped-query attention and the receptive field of a
+stack of sliding-window blocks. Correct variants pass; the classic wrong answers fail, named.
+
+Expected values here are computed independently of helpers.checks: per-head loops, and for the receptive field
+a real stack of small blocks whose input tokens are perturbed one at a time."""
 
 import numpy as np
 
-from helpers.checks import check_multi_head, check_split_heads
-from check_verdicts import verdict_table
+from check_verdicts import check_table
+
+from helpers.checks import check_grouped_query_attention, check_head_contributions, check_receptive_field
 
 
-def good_split(Y, n_heads):
-    T, width = Y.shape
-    d = width // n_heads
-    return np.stack([Y[:, i * d:(i + 1) * d] for i in range(n_heads)])
+# ---- exercise 1: each head's share ------------------------------------------------------------------------
+
+def parts_loop(heads, W_O):
+    h, _, d_v = heads.shape
+    return np.stack([heads[i] @ W_O[i * d_v:(i + 1) * d_v] for i in range(h)])
 
 
-def wrong_reshape(Y, n_heads):          # reshape straight to (h, T, d): mixes tokens
-    T, width = Y.shape
-    return Y.reshape(n_heads, T, width // n_heads)
+def parts_einsum(heads, W_O):
+    h, _, d_v = heads.shape
+    return np.einsum("htd,hdo->hto", heads, W_O.reshape(h, d_v, -1))
 
 
-def wrong_interleave(Y, n_heads):       # head i takes every h-th column
-    return np.stack([Y[:, i::n_heads] for i in range(n_heads)])
+def parts_list(heads, W_O):
+    return [head @ rows for head, rows in zip(heads, np.split(W_O, len(heads), axis=0))]
 
 
-def test_split_check(capsys):
-    assert check_split_heads(good_split)
-    assert "全部 4 个隐藏用例通过" in capsys.readouterr().out
-    assert check_split_heads(lambda Y, h: np.asarray(Y).reshape(Y.shape[0], h, -1).transpose(1, 0, 2))
-    assert check_split_heads(lambda Y, h: [Y[:, i * (Y.shape[1] // h):(i + 1) * (Y.shape[1] // h)] for i in range(h)])
-    capsys.readouterr()
-    assert not check_split_heads(wrong_reshape)
-    out = capsys.readouterr().out
-    assert "然后（THEN）" in out
-    assert not check_split_heads(wrong_interleave)
-    assert not check_split_heads(lambda Y, h: Y)
-    assert "形状（shape）" in capsys.readouterr().out
-    assert not check_split_heads(lambda Y, h: Y.reshape(Y.shape[0], h, -1))  # head axis not moved to the front
-    assert not check_split_heads(lambda Y, h: Y.reshape(Y.shape[0], h, -1).transpose(1, 2, 0))
+def parts_by_masking(heads, W_O):
+    # zero every other head in the concatenation, then apply the whole W_O: the same share
+    h, T, d_v = heads.shape
+    out = []
+    for i in range(h):
+        kept = np.zeros_like(heads)
+        kept[i] = heads[i]
+        out.append(np.concatenate(list(kept), axis=1) @ W_O)
+    return np.array(out, dtype=np.float32)
 
+
+def _merged(heads):
+    return np.concatenate(list(heads), axis=1)
+
+
+test_contributions_accept, test_contributions_reject = check_table(
+    check_head_contributions, [parts_loop, parts_einsum, parts_list, parts_by_masking], {
+        "column blocks of W_O": (lambda hd, W: np.stack([hd[i] @ W[:, i * hd.shape[2]:(i + 1) * hd.shape[2]]
+                                                         for i in range(len(hd))]), "一段列"),
+        "every h-th row": (lambda hd, W: np.stack([hd[i] @ W[i::len(hd)] for i in range(len(hd))]), "每隔 h 行"),
+        "the total split evenly": (lambda hd, W: np.stack([_merged(hd) @ W / len(hd)] * len(hd)), "平均分给了各头"),
+        "divided by h": (lambda hd, W: parts_loop(hd, W) / len(hd), "多除了一个 h"),
+        "blocks reversed": (lambda hd, W: parts_loop(hd[::-1], W)[::-1], "对错了位"),
+        "the merged output itself": (lambda hd, W: _merged(hd) @ W, "形状"),
+    })
+
+
+def test_the_shares_sum_to_the_multi_head_output():
+    # the property the exercise rests on, checked on the helpers' own multi-head attention
+    import helpers as H
+
+    rng = np.random.default_rng(5)
+    X, W_Q, W_K, W_V, W_O = (rng.normal(size=s) for s in [(6, 8), (8, 8), (8, 8), (8, 12), (12, 5)])
+    res = H.multi_head_self_attention(X, W_Q, W_K, W_V, W_O, n_heads=4)
+    heads = np.stack([res.weights[i] @ (X @ W_V)[:, 3 * i:3 * (i + 1)] for i in range(4)])
+    assert np.allclose(parts_loop(heads, W_O).sum(axis=0), res.output)
+    assert check_head_contributions(parts_loop)
+
+
+# ---- exercise 2: grouped-query attention ---------------------------------------------------------------------
 
 def _softmax(S):
     e = np.exp(S - S.max(axis=-1, keepdims=True))
     return e / e.sum(axis=-1, keepdims=True)
 
 
-def good_mha(X, W_Q, W_K, W_V, W_O, n_heads, full_width_scale=False):
-    dk, dv = W_Q.shape[1] // n_heads, W_V.shape[1] // n_heads
-    heads = []
+def gqa_loop(X, W_Q, W_K, W_V, W_O, n_heads, n_kv_heads, group=lambda i, h, g: i // (h // g), scale=None):
+    d_k, d_v = W_Q.shape[1] // n_heads, W_V.shape[1] // n_kv_heads
+    outs = []
     for i in range(n_heads):
-        q, k, v = X @ W_Q[:, i * dk:(i + 1) * dk], X @ W_K[:, i * dk:(i + 1) * dk], X @ W_V[:, i * dv:(i + 1) * dv]
-        scale = np.sqrt(W_Q.shape[1]) if full_width_scale else np.sqrt(dk)
-        heads.append(_softmax(q @ k.T / scale) @ v)
-    return np.concatenate(heads, axis=1) @ W_O
+        g = group(i, n_heads, n_kv_heads)
+        q, k = X @ W_Q[:, i * d_k:(i + 1) * d_k], X @ W_K[:, g * d_k:(g + 1) * d_k]
+        v = X @ W_V[:, g * d_v:(g + 1) * d_v]
+        outs.append(_softmax(q @ k.T / np.sqrt(scale or d_k)) @ v)
+    return np.concatenate(outs, axis=1) @ W_O
 
 
-def test_multi_head_check(capsys):
-    assert check_multi_head(good_mha)
-    assert "全部 4 个隐藏用例通过" in capsys.readouterr().out
-    assert not check_multi_head(lambda *a: good_mha(*a, full_width_scale=True))
-    assert "sqrt(d_head)" in capsys.readouterr().out
-    assert not check_multi_head(lambda *a: 1.04 * good_mha(*a))
-    assert not check_multi_head(lambda X, W_Q, W_K, W_V, W_O, n: good_mha(X, W_Q, W_K, W_V, np.eye(W_O.shape[0]), n))
+def gqa_repeat_then_helpers(X, W_Q, W_K, W_V, W_O, n_heads, n_kv_heads):
+    import helpers as H
 
-    def no_scale(X, W_Q, W_K, W_V, W_O, n_heads):
-        return good_mha(X, W_Q * np.sqrt(W_Q.shape[1] // n_heads), W_K, W_V, W_O, n_heads)
-
-    assert not check_multi_head(no_scale)
-
-    def heads_reversed(X, W_Q, W_K, W_V, W_O, n_heads):
-        dk, dv = W_Q.shape[1] // n_heads, W_V.shape[1] // n_heads
-        out = [_softmax((X @ W_Q[:, i * dk:(i + 1) * dk]) @ (X @ W_K[:, i * dk:(i + 1) * dk]).T / np.sqrt(dk))
-               @ (X @ W_V[:, i * dv:(i + 1) * dv]) for i in reversed(range(n_heads))]
-        return np.concatenate(out, axis=1) @ W_O
-
-    assert not check_multi_head(heads_reversed)
-    assert "第 2/4 个用例" in capsys.readouterr().out
+    rep = n_heads // n_kv_heads
+    Kh, Vh = (np.repeat(H.heads.split_heads(X @ W, n_kv_heads), rep, axis=0) for W in (W_K, W_V))
+    out = H.scaled_dot_product_attention(H.heads.split_heads(X @ W_Q, n_heads), Kh, Vh).output
+    return H.heads.merge_heads(out) @ W_O
 
 
-def test_checks_never_print_expected_values(capsys):
-    check_split_heads(lambda Y, h: np.zeros((h, Y.shape[0], Y.shape[1] // h)))
-    check_multi_head(lambda X, W_Q, W_K, W_V, W_O, n_heads: np.zeros((X.shape[0], W_O.shape[1])))
-    out = capsys.readouterr().out
-    assert out.count("❌") == 2
-    assert "[[" not in out and "array(" not in out
-    assert "3.0" not in out and "7.0" not in out        # entries of the arange case's expected split
+def gqa_widen_the_weights(X, W_Q, W_K, W_V, W_O, n_heads, n_kv_heads):
+    # repeat each key/value head's columns, then the series' multi-head attention
+    import helpers as H
+
+    rep = n_heads // n_kv_heads
+    widen = lambda W: np.concatenate([b for b in np.split(W, n_kv_heads, axis=1) for _ in range(rep)], axis=1)
+    return H.multi_head_self_attention(X, W_Q, widen(W_K), widen(W_V), W_O, n_heads=n_heads).output
 
 
-def _mha_with(softmax_fn, X, W_Q, W_K, W_V, W_O, n_heads, reshape_split=False):
-    T = X.shape[0]
-    dk, dv = W_Q.shape[1] // n_heads, W_V.shape[1] // n_heads
-    if reshape_split:  # reshape straight to (h, T, d): mixes tokens
-        Q, K, V = ((X @ W).reshape(n_heads, T, -1) for W in (W_Q, W_K, W_V))
-    else:
-        Q, K, V = ((X @ W).reshape(T, n_heads, -1).transpose(1, 0, 2) for W in (W_Q, W_K, W_V))
-    heads = softmax_fn(Q @ K.transpose(0, 2, 1) / np.sqrt(dk)) @ V
-    return heads.transpose(1, 0, 2).reshape(T, n_heads * dv) @ W_O
+def gqa_float32(*a):
+    return gqa_loop(*(np.asarray(x, np.float32) for x in a[:5]), *a[5:]).astype(np.float32)
 
 
-def _global_max_softmax(S):
-    e = np.exp(S - S.max())
-    return e / e.sum(axis=-1, keepdims=True)
-
-
-def test_multi_head_batched_variant_passes_and_classic_slips_fail(capsys):
-    assert check_multi_head(lambda *a: _mha_with(_softmax, *a))
-    assert not check_multi_head(lambda *a: _mha_with(_softmax, *a, reshape_split=True))
-    assert not check_multi_head(lambda *a: _mha_with(lambda S: _softmax(S.swapaxes(-1, -2)).swapaxes(-1, -2), *a))
-    assert not check_multi_head(lambda *a: _mha_with(_global_max_softmax, *a))
-    out = capsys.readouterr().out
-    assert "每一行自己的最大值" in out
-
-
-# ---- reviewer's extra wrong answers and correct variants (issue 12 review) ---------------------
-
-def _review_sm(S):
-    e = np.exp(S - S.max(axis=-1, keepdims=True))
-    return e / e.sum(axis=-1, keepdims=True)
-
-
-def _review_mh(X, W_Q, W_K, W_V, W_O, h, concat="heads-major", per_head_proj=False, mean=False):
-    T = X.shape[0]
-    Q, K, V = X @ W_Q, X @ W_K, X @ W_V
-    dk, dv = Q.shape[1] // h, V.shape[1] // h
-    Qh, Kh, Vh = (Y.reshape(T, h, d).transpose(1, 0, 2) for Y, d in ((Q, dk), (K, dk), (V, dv)))
-    O = _review_sm(Qh @ Kh.transpose(0, 2, 1) / np.sqrt(dk)) @ Vh            # (h, T, dv)
-    if per_head_proj:                                                          # sum_i O_i W_O[rows of head i]
-        out = sum(O[i] @ W_O[i * dv:(i + 1) * dv] for i in range(h))
-        return out / h if mean else out
-    if concat == "heads-major":
-        return O.transpose(1, 0, 2).reshape(T, -1) @ W_O
-    return O.transpose(1, 2, 0).reshape(T, -1) @ W_O                         # interleaved columns
-
-
-REVIEW_HEADS = [
-    (check_split_heads, lambda Y, h: Y.T.reshape(h, -1, Y.shape[0]), False),                   # (h, d_head, T)
-    (check_split_heads, lambda Y, h: Y.T.reshape(h, -1, Y.shape[0]).transpose(0, 2, 1), True),
-    (check_split_heads, lambda Y, h: [Y[:, i * (Y.shape[1] // h):(i + 1) * (Y.shape[1] // h)] for i in range(h)], True),
-    (check_multi_head, lambda *a: _review_mh(*a, concat="interleaved"), False),
-    (check_multi_head, lambda *a: _review_mh(*a, per_head_proj=True), True),          # same maths, summed per head
-    (check_multi_head, lambda *a: _review_mh(*a, per_head_proj=True, mean=True), False),  # averaged heads
-]
-test_review_head_variants = verdict_table(REVIEW_HEADS)
-
-# The prompts of 2.11 say "without the helpers used just above" (section 1 calls them): calling them is refused.
-import helpers as _H  # noqa: E402
-
-REVIEW_HEADS_FORBIDDEN = [
-    (check_split_heads, lambda Y, n: _H.heads.split_heads(Y, n), False),
-    (check_multi_head, lambda X, q, k, v, o, n: _H.multi_head_self_attention(X, q, k, v, o, n_heads=n).output, False),
-    (check_multi_head, lambda X, q, k, v, o, n: _H.heads.merge_heads(_H.scaled_dot_product_attention(
-        *(_H.heads.split_heads(X @ W, n) for W in (q, k, v))).output) @ o, False),
-    (check_multi_head, lambda X, q, k, v, o, n: np.concatenate([_H.scaled_dot_product_attention(
-        X @ np.split(q, n, 1)[i], X @ np.split(k, n, 1)[i], X @ np.split(v, n, 1)[i]).output
-        for i in range(n)], axis=1) @ o, True),   # per-head loop with scaled_dot_product_attention: allowed
-]
-test_review_heads_forbidden = verdict_table(REVIEW_HEADS_FORBIDDEN)
-
-
-# ---- checks review (issue 20, a novice's own answers): the mistake actually made is named ----------------
-
-from check_verdicts import check_table  # noqa: E402
-
-
-def _concat_without_moving_heads(X, W_Q, W_K, W_V, W_O, n_heads):
-    T = X.shape[0]
-    Q, K, V = ((X @ W).reshape(T, n_heads, -1).transpose(1, 0, 2) for W in (W_Q, W_K, W_V))
-    heads = _softmax(Q @ K.transpose(0, 2, 1) / np.sqrt(Q.shape[-1])) @ V
-    return heads.reshape(T, -1) @ W_O                   # (h, T, d_v) read row by row: tokens mixed
-
-
-test_multi_head_review_accepts, test_multi_head_review_names_the_mistake = check_table(
-    check_multi_head, [lambda *a: good_mha(*a).astype(np.float32)], {
-        "concat without moving the head axis (was: the scale hint)": (_concat_without_moving_heads, "拼接的顺序不对"),
-        "no W_O": (lambda X, W_Q, W_K, W_V, W_O, h: good_mha(X, W_Q, W_K, W_V, np.eye(W_O.shape[0]), h), "漏了输出投影"),
-        "reshape straight to (h, T, d)": (lambda *a: _mha_with(_softmax, *a, reshape_split=True), "切头时直接变形"),
-        "full-width scale": (lambda *a: good_mha(*a, full_width_scale=True), "所有头的总宽度"),
-        "global max": (lambda *a: _mha_with(_global_max_softmax, *a), "整个分数张量的最大值"),
+test_gqa_accepts, test_gqa_rejects = check_table(
+    check_grouped_query_attention, [gqa_loop, gqa_repeat_then_helpers, gqa_widen_the_weights, gqa_float32], {
+        "groups taken in turn (tile, not repeat)": (lambda *a: gqa_loop(*a, group=lambda i, h, g: i % g), "轮流"),
+        "scaled by all query heads' width": (lambda *a: gqa_loop(*a, scale=a[1].shape[1]), "所有查询头的总宽度"),
+        "no W_O": (lambda X, q, k, v, o, h, g: gqa_loop(X, q, k, v, np.eye(o.shape[0]), h, g), "漏了输出投影"),
+        "1.04x": lambda *a: 1.04 * gqa_loop(*a),
     })
+
+
+# ---- exercise 3: the receptive field of sliding-window blocks -------------------------------------------------
+
+def reach_closed_form(T, window, n_blocks):
+    i, j = np.indices((T, T))
+    return np.abs(i - j) <= n_blocks * window
+
+
+def reach_by_paths(T, window, n_blocks):
+    band = (np.abs(np.subtract.outer(np.arange(T), np.arange(T))) <= window).astype(int)
+    return np.linalg.matrix_power(band, n_blocks) > 0
+
+
+def reach_lists(T, window, n_blocks):
+    return [[abs(i - j) <= window * n_blocks for j in range(T)] for i in range(T)]
+
+
+def reach_by_spreading(T, window, n_blocks):
+    out = np.eye(T, dtype=bool)
+    for _ in range(n_blocks):
+        grown = out.copy()
+        for s in range(1, window + 1):
+            grown[s:] |= out[:-s]
+            grown[:-s] |= out[s:]
+        out = grown
+    return out
+
+
+test_receptive_field_accepts, test_receptive_field_rejects = check_table(
+    check_receptive_field, [reach_closed_form, reach_by_paths, reach_lists, reach_by_spreading], {
+        "one block only": (lambda T, w, n: reach_closed_form(T, w, 1), "只算了一个 Block"),
+        "the FFN counted as mixing": (lambda T, w, n: reach_closed_form(T, 2 * w, n), "逐行作用"),
+        "one block less": (lambda T, w, n: reach_closed_form(T, w, n - 1), "少算了一个 Block"),
+        "window ** n_blocks": (lambda T, w, n: np.abs(np.subtract.outer(np.arange(T), np.arange(T))) <= w ** n, "乘上去"),
+        "strict boundary": (lambda T, w, n: np.abs(np.subtract.outer(np.arange(T), np.arange(T))) < n * w, "边界差了一格"),
+        "causal": (lambda T, w, n: np.tril(reach_closed_form(T, w, n)), "没有因果掩码"),
+        "everything": (lambda T, w, n: np.ones((T, T), dtype=bool), "窗口外"),
+        "0/1 integers, not booleans": (lambda T, w, n: reach_closed_form(T, w, n).astype(int), "布尔"),
+    })
+
+
+def _windowed_stack(X, window, n_blocks, params):
+    """A real pre-LN stack: windowed attention, LayerNorm, a ReLU FFN, residuals."""
+    import helpers as H
+
+    T = X.shape[0]
+    allowed = np.abs(np.subtract.outer(np.arange(T), np.arange(T))) <= window
+    ln = lambda z: (z - z.mean(-1, keepdims=True)) / np.sqrt(z.var(-1, keepdims=True) + 1e-5)
+    for W_Q, W_K, W_V, W_1, W_2 in params[:n_blocks]:
+        z = ln(X)
+        X = X + H.scaled_dot_product_attention(z @ W_Q, z @ W_K, z @ W_V, mask=allowed).output
+        X = X + np.maximum(ln(X) @ W_1, 0.0) @ W_2
+    return X
+
+
+def test_the_expected_reach_is_what_a_real_stack_does():
+    rng = np.random.default_rng(11)
+    d, T = 6, 9
+    params = [tuple(rng.normal(size=s) / np.sqrt(s[0]) for s in [(d, d)] * 3 + [(d, 4 * d), (4 * d, d)])
+              for _ in range(4)]
+    X = rng.normal(size=(T, d))
+    for window, n_blocks in [(1, 1), (1, 3), (2, 2), (0, 4)]:
+        base = _windowed_stack(X, window, n_blocks, params)
+        seen = np.zeros((T, T), dtype=bool)
+        for j in range(T):
+            X2 = X.copy()
+            X2[j] += rng.normal(size=d)              # not a constant shift: LayerNorm would remove that
+            seen[:, j] = np.abs(_windowed_stack(X2, window, n_blocks, params) - base).max(axis=1) > 1e-12
+        assert np.array_equal(seen, reach_closed_form(T, window, n_blocks)), (window, n_blocks)

@@ -1,7 +1,12 @@
-"""Self-checks for 2.11 (beyond a single head): splitting into heads, multi-head attention, and RMSNorm
-from its one-line definition (transfer).
+"""Self-checks for 2.11 (beyond a single head): three transfers of the section's ideas to questions the page
+does not answer.
 
-RMSNorm(x) = x / sqrt(mean(x**2) + eps) * g, over the last axis (no mean subtracted, no beta).
+- ``check_head_contributions``: Concat(head_1, ..., head_h) W_O split into one share per head (head i meets the
+  i-th block of d_v *rows* of W_O), the shares summing to the multi-head output.
+- ``check_grouped_query_attention``: grouped-query attention, h query heads and g key/value heads, query heads
+  i*h/g ... (i+1)*h/g - 1 sharing key/value head i (contiguous groups, as Llama's ``repeat_kv``).
+- ``check_receptive_field``: which input tokens can reach which output rows through a stack of blocks whose
+  attention sees only |i - j| <= window (FFN, LayerNorm and the residuals act row by row).
 """
 
 from __future__ import annotations
@@ -13,157 +18,185 @@ import helpers as H
 from .core import Case, CheckResult, float_safe
 from .diagnose import Wrong, run_diagnosed
 
-__all__ = ["check_split_heads", "check_multi_head", "check_rms_norm"]
+__all__ = ["check_head_contributions", "check_grouped_query_attention", "check_receptive_field"]
 
 
-@float_safe
-def check_split_heads(fn) -> CheckResult:
-    """Check ``fn(Y, n_heads) -> Z``: (T, h*d_head) -> (h, T, d_head), head i = columns i*d_head:(i+1)*d_head."""
-    rng = np.random.default_rng(20260211)
-    Y1 = np.arange(12.0).reshape(2, 6)
-    Y2 = rng.normal(size=(5, 8))
-    Y3 = rng.normal(size=(3, 6))
-    cases = [
-        Case("T = 2，宽度 6，2 个头", (Y1, 2), H.heads.split_heads(Y1, 2),
-             "结果形状是 (n_heads, T, d_head)，第 i 个头是 Y 的第 i 段连续的列。先把每一行切成 n_heads 段"
-             "（形状 (T, n_heads, d_head)），然后（THEN）再把头这一轴移到最前面；直接变形成 (n_heads, T, d_head) 会把不同 token 混在一起。"),
-        Case("T = 5，宽度 8，4 个头", (Y2, 4), H.heads.split_heads(Y2, 4),
-             "d_head = 宽度 ÷ n_heads；第 i 个头取一段连续的列，而不是每隔 n_heads 列取一列。"),
-        Case("只有一个头", (Y3, 1), H.heads.split_heads(Y3, 1), "只有一个头时，这个头就是整个 Y：形状 (1, T, 宽度)。"),
-        Case("每个头一列", (Y3, 6), H.heads.split_heads(Y3, 6), "d_head = 宽度 ÷ n_heads。"),
-    ]
-    # "不调用 H.heads.split_heads" (2.11 uses it in section 1, just above the exercise)
-    return run_diagnosed("check_split_heads", fn, cases, forbid={"split_heads"}, ask="自己用 reshape 和 transpose 切头",
-                         atol=0.0, rtol=0.0)
+# ---- exercise 1: each head's share of the output ----------------------------------------------------------
+
+def _contributions(heads, W_O):
+    heads, W_O = np.asarray(heads, dtype=float), np.asarray(W_O, dtype=float)
+    h, _, d_v = heads.shape
+    return np.stack([heads[i] @ W_O[i * d_v:(i + 1) * d_v] for i in range(h)])
 
 
-def _mh_wrong(kind):
-    def wrong(X, W_Q, W_K, W_V, W_O, n_heads):
-        X, W_Q, W_K, W_V, W_O = (np.asarray(a, dtype=float) for a in (X, W_Q, W_K, W_V, W_O))
-        T, h = X.shape[0], n_heads
-
-        def split(Y, strided=False):
-            if kind == "reshape split":
-                return Y.reshape(h, T, -1)
-            if strided:
-                return Y.reshape(T, -1, h).transpose(2, 0, 1)
-            return Y.reshape(T, h, -1).transpose(1, 0, 2)
-
-        Q, K, V = split(X @ W_Q, kind == "strided"), split(X @ W_K, kind == "strided"), split(X @ W_V, kind == "strided")
-        d = W_Q.shape[1] if kind == "full width" else Q.shape[-1]
-        S = Q @ K.transpose(0, 2, 1) / np.sqrt(d)
-        with np.errstate(all="ignore"):
-            E = np.exp(S - (S.max() if kind == "global max" else S.max(axis=-1, keepdims=True)))
-            O = E / E.sum(axis=-1, keepdims=True) @ V
-        concat = O.reshape(T, -1) if kind == "concat" else O.transpose(1, 0, 2).reshape(T, -1)
-        return concat if kind == "no W_O" else concat @ W_O
-    return wrong
-
-
-_MH_WRONG = [
-    Wrong("缩放用了所有头的总宽度：每个头只用自己的 d_head 个分量打分，除以它自己宽度的平方根（√d_head，sqrt(d_head)）。", _mh_wrong("full width")),
-    Wrong("拼接的顺序不对：各头的输出是 (头, T, d_v)，要先把头这一轴换到 T 后面，每个 token 一行地拼起来，再乘 W_O；"
-          "直接变形会把不同 token 的输出混在一起。", _mh_wrong("concat")),
-    Wrong("头的切法不对：第 i 个头是连续的一段列，而不是每隔 n_heads 列取一列。", _mh_wrong("strided")),
-    Wrong("切头时直接变形成 (头, T, d_head) 会把不同 token 的分量混在一起：先把每一行切成 n_heads 段，再把头这一轴移到最前面。",
-          _mh_wrong("reshape split")),
-    Wrong("减去的是整个分数张量的最大值：远低于它的行会下溢成 0/0。每个头都要减去每一行自己的最大值。", _mh_wrong("global max")),
-    Wrong("漏了输出投影：拼接各头的输出之后还要乘 W_O。", _mh_wrong("no W_O")),
-]
-
-
-@float_safe
-def check_multi_head(fn) -> CheckResult:
-    """Check ``fn(X, W_Q, W_K, W_V, W_O, n_heads) -> output`` of shape (T, d_out)."""
-    rng = np.random.default_rng(20260311)
-
-    def inputs(T, d_model, h, d_k, d_v, d_out):
-        return (rng.normal(size=(T, d_model)), rng.normal(size=(d_model, h * d_k)) / np.sqrt(d_model),
-                rng.normal(size=(d_model, h * d_k)) / np.sqrt(d_model), rng.normal(size=(d_model, h * d_v)),
-                rng.normal(size=(h * d_v, d_out)), h)
-
-    one = inputs(4, 6, 1, 6, 6, 6)
-    two = inputs(5, 8, 2, 4, 4, 8)
-    four = inputs(6, 8, 4, 2, 3, 5)
-    loud = inputs(5, 4, 2, 3, 2, 3)
-    loud = (loud[0] * np.array([[1.0], [60.0], [1.0], [-60.0], [2.0]]), loud[1] * 6.0, loud[2] * 6.0, *loud[3:])
-    cases = [
-        Case("一个头（本章的公式，再乘 W_O）", one,
-             H.multi_head_self_attention(*one[:5], n_heads=1).output,
-             "一个头时就是本章的缩放点积注意力，最后再乘输出投影 W_O。"),
-        Case("2 个宽度为 4 的头", two, H.multi_head_self_attention(*two[:5], n_heads=2).output,
-             "每个头按它自己的宽度缩放（√d_head，sqrt(d_head)），而不是整个宽度的平方根；"
-             "按顺序拼接各头的输出，再乘 W_O。"),
-        Case("4 个头，d_k = 2，d_v = 3，d_out = 5", four, H.multi_head_self_attention(*four[:5], n_heads=4).output,
-             "值（V）要按它自己的宽度切分（每头 d_v 列），它可以和查询、键的宽度不同。"),
-        Case("2 个头，分数很大、各行相差很远", loud, H.multi_head_self_attention(*loud[:5], n_heads=2).output,
-             "每个头的 softmax 都要减去每一行自己的最大值：减整个矩阵的最大值会让远低于它的行变成 0/0。"),
-    ]
-    # "不调用 H.multi_head_self_attention、H.heads.split_heads / merge_heads" (all used in section 1 above)
-    return run_diagnosed("check_multi_head", fn, cases, wrong=_MH_WRONG, atol=1e-8, rtol=1e-6,
-                         forbid={"multi_head_self_attention", "split_heads", "merge_heads"},
-                         ask="自己写出切头、拼接和输出投影")
-
-
-def _reference(x, g, eps):
-    x = np.asarray(x, dtype=float)
-    out = np.empty_like(x)
-    for idx in np.ndindex(x.shape[:-1]):
-        row = x[idx]
-        out[idx] = row / np.sqrt(np.mean(row * row) + eps) * g
-    return out
-
-
-def _rms_wrong(kind):
-    def wrong(x, g, eps):
-        x = np.asarray(x, dtype=float)
-        if kind == "eps outside":
-            return x / (np.sqrt(np.mean(x * x, axis=-1, keepdims=True)) + eps) * g
-        if kind == "no eps":
-            return x / np.sqrt(np.mean(x * x, axis=-1, keepdims=True)) * g
-        if kind == "layernorm":
-            return (x - x.mean(axis=-1, keepdims=True)) / np.sqrt(x.var(axis=-1, keepdims=True) + eps) * g
-        if kind == "sum":
-            return x / np.sqrt(np.sum(x * x, axis=-1, keepdims=True) + eps) * g
-        if kind == "axis 0":
-            return x / np.sqrt(np.mean(x * x, axis=0, keepdims=True) + eps) * g
-        if kind == "no g":
-            return x / np.sqrt(np.mean(x * x, axis=-1, keepdims=True) + eps)
-        if kind == "no root":
-            return x / (np.mean(x * x, axis=-1, keepdims=True) + eps) * g
-        if kind == "axis dropped":                     # raises what the learner's code raises (no case is square)
-            return x / np.sqrt(np.mean(x * x, axis=-1) + eps) * g
+def _hc_wrong(kind):
+    def wrong(heads, W_O):
+        heads, W_O = np.asarray(heads, dtype=float), np.asarray(W_O, dtype=float)
+        h, T, d_v = heads.shape
+        if kind == "columns":                      # head i times the i-th block of columns (square W_O only)
+            return np.stack([heads[i] @ W_O[:, i * d_v:(i + 1) * d_v] for i in range(h)])
+        if kind == "strided":                      # head i meets every h-th row
+            return np.stack([heads[i] @ W_O[i::h] for i in range(h)])
+        if kind == "equal shares":                 # the whole output, split evenly
+            total = heads.transpose(1, 0, 2).reshape(T, h * d_v) @ W_O
+            return np.broadcast_to(total / h, (h,) + total.shape).copy()
+        if kind == "divided by h":
+            return _contributions(heads, W_O) / h
+        if kind == "reversed":                     # head i meets the block of head h - 1 - i
+            return np.stack([heads[i] @ W_O[(h - 1 - i) * d_v:(h - i) * d_v] for i in range(h)])
         raise ValueError(kind)
     return wrong
 
 
-_RMS_WRONG = [
-    Wrong("eps 加在了开平方之后：它应先加到均方值上，再开平方根。", _rms_wrong("eps outside")),
-    Wrong("eps 没有用上：它要先加到均方值上，再开平方根。", _rms_wrong("no eps")),
-    Wrong("你写的是 LayerNorm：RMSNorm 不减均值，只除以均方根。", _rms_wrong("layernorm")),
-    Wrong("除以的是长度（平方和的平方根）：RMSNorm 用的是平方的平均值（均方），再开平方根。", _rms_wrong("sum")),
-    Wrong("平均沿错了轴：每个词一行，对这一行自己的 d 个数（最后一个轴）求均方。", _rms_wrong("axis 0")),
-    Wrong("漏了增益 g：归一化之后还要逐元素乘以 g。", _rms_wrong("no g")),
-    Wrong("没有开平方根：要除以的是均方根（均方值加上 eps 之后再开平方），不是均方值本身。", _rms_wrong("no root")),
-    Wrong("求完每一行的均方，那个轴就没了：结果的形状和 x 对不齐，没法逐行相除。求均方时保留最后一个轴（长度变成 1），"
-          "每一行才会除以它自己的均方根。", _rms_wrong("axis dropped")),
+_HC_WRONG = [
+    Wrong("你用的是 W_O 的一段列：拼接后的第 i 个头占的是拼接结果的第 i 段列，乘 W_O 时和它相乘的是 W_O 的第 i 段行（每段 d_v 行）。",
+          _hc_wrong("columns")),
+    Wrong("第 i 个头对应 W_O 里连续的一段行，而不是每隔 h 行取一行：拼接时各头是一段一段排的。", _hc_wrong("strided")),
+    Wrong("每个头分到的都一样：你像是把总输出平均分给了各头。每一份只能由这个头自己的输出算出来。", _hc_wrong("equal shares")),
+    Wrong("多除了一个 h：各份直接相加（不是平均）就等于多头注意力的输出。", _hc_wrong("divided by h")),
+    Wrong("头和 W_O 的各段行对错了位：第 1 个头对应最上面的一段行，第 2 个头对应下一段，依此类推。", _hc_wrong("reversed")),
 ]
 
 
-def check_rms_norm(fn) -> CheckResult:
-    """Check ``fn(x, g, eps) -> y``: RMSNorm over the last axis. x (..., d), g (d,), y (..., d)."""
-    r = np.random.default_rng(20260211)
-    shifted = (r.normal(size=(4, 6)) + 3.0, r.normal(size=6), 1e-6)
-    wide = (r.normal(size=(3, 8)), np.ones(8), 1e-6)
-    batch = (r.normal(size=(2, 3, 5)), r.uniform(0.5, 2.0, size=5), 1e-6)
-    tiny = (np.full((2, 4), 1e-3), np.ones(4), 1e-2)
-    hint = "RMSNorm 只除以每一行（最后一个轴）的均方根，不减均值，没有 beta。"
+@float_safe
+def check_head_contributions(fn) -> CheckResult:
+    """Check ``fn(heads, W_O) -> parts``: heads (h, T, d_v), W_O (h*d_v, d_out), parts (h, T, d_out),
+    ``parts[i] = heads[i] @ W_O[i*d_v:(i+1)*d_v]`` (so ``parts.sum(0) == merge_heads(heads) @ W_O``)."""
+    rng = np.random.default_rng(20261101)
+    square = (rng.normal(size=(2, 3, 4)), rng.normal(size=(8, 8)))          # d_out = h*d_v: column blocks fit too
+    wide = (rng.normal(size=(3, 5, 2)), rng.normal(size=(6, 4)))
+    one = (rng.normal(size=(1, 4, 3)), rng.normal(size=(3, 5)))
+    four = (rng.normal(size=(4, 6, 3)), rng.normal(size=(12, 12)))
+    hint = ("把 Concat(head_1, …, head_h) W_O 按矩阵乘法展开：拼接结果的第 i 段列（第 i 个头）只和 W_O 的某一段行相乘；"
+            "第 i 份就是这个头的输出乘上那一段。")
     cases = [
-        # first: with eps = 1e-2 a misplaced eps is far off (with 1e-6 it is off by ~1e-6 only)
-        Case("很小的输入，eps = 1e-2", tiny, _reference(*tiny), "eps 应该先加到均方值上，再开平方根——不是开完根再加，也不是加到别处。"),
-        Case("均值不为 0 的行 (4, 6)", shifted, _reference(*shifted),
-             hint + " 均值不为 0 时，减不减均值结果不同。"),
-        Case("行数不等于宽度 (3, 8), g = 1", wide, _reference(*wide), "沿哪个轴求平均？每个词一行，对它自己的 d 个数求平均。"),
-        Case("批量输入 (2, 3, 5)，g 不全为 1", batch, _reference(*batch), "输入可以有好几个批量维度：只沿最后一个轴求平均，并保留这个轴，好让每一行除以它自己的均方根；最后别忘了乘 g。"),
+        Case("2 个头，d_v = 4，W_O 是 8 × 8", square, _contributions(*square), hint),
+        Case("3 个头，d_v = 2，d_out = 4", wide, _contributions(*wide), hint),
+        Case("只有一个头", one, _contributions(*one), "只有一个头时，它的那一份就是整个输出：这个头的输出乘 W_O。"),
+        Case("4 个头，d_v = 3，W_O 是 12 × 12", four, _contributions(*four), hint),
     ]
-    return run_diagnosed("check_rms_norm", fn, cases, wrong=_RMS_WRONG, atol=1e-9, rtol=1e-7)
+    return run_diagnosed("check_head_contributions", fn, cases, wrong=_HC_WRONG, atol=1e-9, rtol=1e-7)
+
+
+# ---- exercise 2: grouped-query attention --------------------------------------------------------------------
+
+def _gqa_reference(X, W_Q, W_K, W_V, W_O, n_heads, n_kv_heads):
+    """One head at a time: query head i uses key/value head i // (n_heads // n_kv_heads)."""
+    d_k, d_v = W_Q.shape[1] // n_heads, W_V.shape[1] // n_kv_heads
+    per_group = n_heads // n_kv_heads
+    outs = []
+    for i in range(n_heads):
+        g = i // per_group
+        q = X @ W_Q[:, i * d_k:(i + 1) * d_k]
+        k, v = X @ W_K[:, g * d_k:(g + 1) * d_k], X @ W_V[:, g * d_v:(g + 1) * d_v]
+        outs.append(H.scaled_dot_product_attention(q, k, v).output)
+    return np.concatenate(outs, axis=1) @ W_O
+
+
+def _gqa_wrong(kind):
+    def wrong(X, W_Q, W_K, W_V, W_O, n_heads, n_kv_heads):
+        X, W_Q, W_K, W_V, W_O = (np.asarray(a, dtype=float) for a in (X, W_Q, W_K, W_V, W_O))
+        T, h, g = X.shape[0], n_heads, n_kv_heads
+        split = lambda Y, n: Y.reshape(T, n, -1).transpose(1, 0, 2)
+        Q, K, V = split(X @ W_Q, h), split(X @ W_K, g), split(X @ W_V, g)
+        pick = np.arange(h) % g if kind == "tiled" else np.arange(h) // (h // g)
+        K, V = K[pick], V[pick]
+        width = {"all heads": W_Q.shape[1], "kv width": W_K.shape[1]}.get(kind, Q.shape[-1])
+        S = Q @ K.transpose(0, 2, 1) / np.sqrt(width)
+        with np.errstate(all="ignore"):
+            E = np.exp(S - S.max(axis=-1, keepdims=True))
+            O = E / E.sum(axis=-1, keepdims=True) @ V
+        concat = O.transpose(1, 0, 2).reshape(T, -1)
+        return concat if kind == "no W_O" else concat @ W_O
+    return wrong
+
+
+_GQA_WRONG = [
+    Wrong("查询头和键值组配错了：相邻的 h/g 个查询头共用同一组（第 1 组给查询头 1 到 h/g，第 2 组给接下来的 h/g 个……），"
+          "你像是让查询头轮流使用各组（1, 2, …, g, 1, 2, …）。", _gqa_wrong("tiled")),
+    Wrong("缩放用了所有查询头的总宽度：每个头只用自己的 d_head 个分量打分，除以每头宽度的平方根。", _gqa_wrong("all heads")),
+    Wrong("缩放用了全部键值组的总宽度：每个头只用自己的 d_head 个分量打分，除以每头宽度的平方根。", _gqa_wrong("kv width")),
+    Wrong("漏了输出投影：拼接各查询头的输出之后还要乘 W_O。", _gqa_wrong("no W_O")),
+]
+
+
+def _gqa_inputs(rng, T, d_model, h, g, d_k, d_v, d_out):
+    return (rng.normal(size=(T, d_model)), rng.normal(size=(d_model, h * d_k)) / np.sqrt(d_model),
+            rng.normal(size=(d_model, g * d_k)) / np.sqrt(d_model), rng.normal(size=(d_model, g * d_v)),
+            rng.normal(size=(h * d_v, d_out)), h, g)
+
+
+@float_safe
+def check_grouped_query_attention(fn) -> CheckResult:
+    """Check ``fn(X, W_Q, W_K, W_V, W_O, n_heads, n_kv_heads) -> (T, d_out)``.
+
+    X (T, d_model); W_Q (d_model, h*d_k); W_K (d_model, g*d_k); W_V (d_model, g*d_v); W_O (h*d_v, d_out);
+    query head i (from 0) uses key/value head i // (h // g).
+    """
+    rng = np.random.default_rng(20261102)
+    same = _gqa_inputs(rng, 5, 8, 2, 2, 4, 4, 8)
+    mqa = _gqa_inputs(rng, 4, 6, 3, 1, 2, 2, 6)
+    four_two = _gqa_inputs(rng, 6, 8, 4, 2, 3, 3, 8)
+    six_three = _gqa_inputs(rng, 5, 8, 6, 3, 2, 3, 5)
+    cases = [
+        Case("g = h = 2（每组只给一个查询头：就是普通多头）", same, _gqa_reference(*same),
+             "g = h 时每个查询头有自己的一组键和值，结果就是 2.11 第 1 节的多头注意力。"),
+        Case("3 个查询头共用 1 组键值（g = 1）", mqa, _gqa_reference(*mqa),
+             "只有一组键和值时，每个查询头都用它；每个头仍按自己的宽度缩放，最后拼接再乘 W_O。"),
+        Case("h = 4，g = 2", four_two, _gqa_reference(*four_two),
+             "每组键值给相邻的 h/g 个查询头用：想清楚第几个查询头该配第几组。"),
+        Case("h = 6，g = 3，d_v = 3 不等于 d_k = 2，d_out = 5", six_three, _gqa_reference(*six_three),
+             "值的每头宽度由它自己的投影矩阵决定，可以和查询、键不同；输出宽度由 W_O 的列数决定。"),
+    ]
+    return run_diagnosed("check_grouped_query_attention", fn, cases, wrong=_GQA_WRONG, atol=1e-8, rtol=1e-6)
+
+
+# ---- exercise 3: how far information travels through a stack of sliding-window blocks ----------------------
+
+def _reach(T, window, n_blocks):
+    """Boolean (T, T): can input token j reach output row i? One attention step at a time (path counting)."""
+    step = np.array([[abs(i - j) <= window for j in range(T)] for i in range(T)])
+    reach = np.eye(T, dtype=bool)
+    for _ in range(n_blocks):                      # FFN, LayerNorm and the residual keep each row to itself
+        reach = (step.astype(int) @ reach.astype(int)) > 0
+    return reach
+
+
+def _rf_wrong(kind):
+    def wrong(T, window, n_blocks):
+        i, j = np.indices((T, T))
+        d = np.abs(i - j)
+        reach = {"one block": window, "ffn mixes": 2 * n_blocks * window, "one block less": (n_blocks - 1) * window,
+                 "product": window ** n_blocks, "strict": n_blocks * window - 1}.get(kind, n_blocks * window)
+        if kind == "everything":
+            return np.ones((T, T), dtype=bool)
+        if kind == "past only":
+            return (d <= reach) & (j <= i)
+        return d <= reach
+    return wrong
+
+
+_RF_WRONG = [
+    Wrong("你只算了一个 Block：第二个 Block 的注意力看见的，已经是上一层混合过的行，所以每多一层，能影响到的范围再向两边各扩大 window。",
+          _rf_wrong("one block")),
+    Wrong("FFN、LayerNorm 和残差都逐行作用，不混合位置：每个 Block 里只有注意力那一步把范围扩大 window。", _rf_wrong("ffn mixes")),
+    Wrong("少算了一个 Block：n_blocks 个 Block 就有 n_blocks 次注意力，每一次都把范围扩大 window。", _rf_wrong("one block less")),
+    Wrong("范围是一层一层加上去的，不是乘上去的：每个 Block 向两边各多走 window 个位置。", _rf_wrong("product")),
+    Wrong("边界差了一格：距离恰好等于窗口宽度的词也看得见（|i − j| ≤ window），叠起来后的边界也算在内。", _rf_wrong("strict")),
+    Wrong("这里没有因果掩码：窗口向前、向后都能看，后面的词也能影响前面的行。", _rf_wrong("past only")),
+    Wrong("窗口外的词在这一层看不见：每个 Block 只能把影响传出 window 个位置，层数少时传不到整个序列。", _rf_wrong("everything")),
+]
+
+
+def check_receptive_field(fn) -> CheckResult:
+    """Check ``fn(T, window, n_blocks) -> (T, T) bool array``: entry [i, j] (from 0) is True iff input token j can
+    change output row i after ``n_blocks`` blocks whose attention sees only keys with |i - j| <= window."""
+    hint = ("一个 Block 里只有注意力混合位置，而它只看窗口内的词；下一个 Block 看见的行已经混合过。"
+            "想清楚影响每过一个 Block 能多走多远。")
+    setups = [("T = 8，窗口 1，1 个 Block", (8, 1, 1)), ("T = 10，窗口 2，3 个 Block", (10, 2, 3)),
+              ("T = 6，窗口 0，4 个 Block", (6, 0, 4)), ("T = 12，窗口 1，4 个 Block", (12, 1, 4)),
+              ("T = 7，窗口 3，5 个 Block（早已覆盖整句）", (7, 3, 5))]
+    cases = [Case(label, args, _reach(*args), hint) for label, args in setups]
+    cases[2] = Case(cases[2].label, cases[2].args, cases[2].expected,
+                    "窗口为 0 时每个词只看见自己：注意力不再混合位置，而 FFN、LayerNorm 和残差本来就逐行作用。")
+    return run_diagnosed("check_receptive_field", fn, cases, wrong=_RF_WRONG, result_type="bool array")
