@@ -176,7 +176,7 @@ def test_a_float16_answer_is_rejected_and_told_float16_is_why(capsys):
 
 @pytest.mark.parametrize("check_name, fn", [
     ("check_batched_scores", lambda Q, K: np.ones((2, 2, 4)) @ np.ones((2, 3, 4)).swapaxes(1, 2)),  # globals, not Q and K
-    ("check_cross_param_count", lambda d_dec, d_enc, d_k, d_v, bias: 48),          # an example's answer
+    ("check_cross_attention_shape", lambda x_q, x_kv, w_q, w_k, w_v: (5, 4)),      # an example's answer
     ("check_is_attention_matrix", lambda A: True),
     ("check_dot_variance", lambda d_k, var_q, var_k: 64),
     ("check_decode_mask", lambda T_new, T_past: np.tril(np.ones((3, 7), dtype=bool), k=4)),

@@ -27,6 +27,7 @@ MODULES = (
     "nb05_faded_derivation",
     "nb06_softmax",
     "nb07_whole_formula",
+    "nb07_cross_attention",
     "nb08_worked_example",
     "nb08_faded_example",
     "nb09_properties",
