@@ -1,88 +1,89 @@
-"""2.13's exercises that replaced re-typing ones (issue 20): the mean row entropy of every head and the mean
-attention distance of every head, on (L, H, T, T) tensors. Correct variants (loops, einsum, float32) it must
-accept, the classic wrong answers with the words of the hint that must name each mistake."""
+"""2.13's exercises (issue 30): the share of attention every head gives to the previous token, on (L, H, T, T)
+tensors, and the mean attention distance of a head that attends uniformly (the chance baseline for the real
+heads). Correct variants (loops, diagonals, closed forms, float32) pass; the classic wrong answers are named.
+Expected values are computed here by plain loops, never by the check's own reference."""
 
 import numpy as np
 from check_verdicts import check_table
 
-from helpers.checks import check_attention_distance, check_head_entropy
+from helpers.checks import check_previous_token_share, check_uniform_distance
 
 
-def entropy_where(attn):
+def previous_diagonal(attn):
+    return np.diagonal(np.asarray(attn), offset=-1, axis1=-2, axis2=-1).mean(axis=-1)
+
+
+def previous_loops(attn):
+    L, H, T, _ = np.shape(attn)
+    return [[sum(attn[l, h, i, i - 1] for i in range(1, T)) / (T - 1) for h in range(H)] for l in range(L)]
+
+
+def previous_fancy_index(attn):
     A = np.asarray(attn)
-    plogp = np.where(A > 0, A * np.log(np.where(A > 0, A, 1.0)), 0.0)
-    return -plogp.sum(axis=-1).mean(axis=-1)
+    i = np.arange(1, A.shape[-1])
+    return A[..., i, i - 1].mean(axis=-1)
 
 
-def entropy_loops(attn):
-    L, H, T, _ = attn.shape
-    return [[float(np.mean([-sum(p * np.log(p) for p in row if p > 0) for row in attn[l, h]])) for h in range(H)]
-            for l in range(L)]
-
-
-def entropy_xlogy_like(attn):
-    A = np.asarray(attn)
-    safe = np.clip(A, np.finfo(A.dtype).tiny, None)
-    return -np.einsum("lhqk,lhqk->lhq", A, np.log(safe)).mean(axis=-1)
-
-
-def entropy_float32(attn):
-    return entropy_where(np.asarray(attn, dtype=np.float32))
-
-
-def _nan_entropy(attn):
-    with np.errstate(all="ignore"):
-        return -(attn * np.log(attn)).sum(-1).mean(-1)
-
-
-test_head_entropy_accepts, test_head_entropy_rejects = check_table(
-    check_head_entropy,
-    [entropy_where, entropy_loops, entropy_xlogy_like, entropy_float32],
-    {"log2": (lambda A: entropy_where(A) / np.log(2), "以 2 为底"),
-     "0 log 0": (_nan_entropy, "0 × log 0"),
-     "no minus": (lambda A: -entropy_where(A), "负号"),
-     "sum over rows": (lambda A: entropy_where(A) * A.shape[-1], "不是它们的和"),
-     "entropy of the mean row": (lambda A: entropy_where(np.asarray(A).mean(axis=-2, keepdims=True)), "先把各行的权重平均"),
-     "1.04x": lambda A: 1.04 * entropy_where(A),
-     "a string": (lambda A: "entropy", "字符串")})
-
-
-def distance_indices(attn):
-    A = np.asarray(attn)
+def previous_mask(attn):
+    A = np.asarray(attn, dtype=np.float32)
     T = A.shape[-1]
-    d = np.abs(np.arange(T)[:, None] - np.arange(T)[None, :])
-    return (A * d).sum(axis=-1).mean(axis=-1)
+    below = np.eye(T, k=-1, dtype=bool)
+    return (A * below).sum(axis=(-1, -2)) / (T - 1)
 
 
-def distance_einsum(attn):
-    T = attn.shape[-1]
+test_previous_token_accepts, test_previous_token_rejects = check_table(
+    check_previous_token_share, [previous_diagonal, previous_loops, previous_fancy_index, previous_mask], {
+        "the next token": (lambda A: np.diagonal(A, 1, -2, -1).mean(-1), "后一个 token"),
+        "itself (the diagonal)": (lambda A: np.diagonal(A, 0, -2, -1).mean(-1), "分给自己"),
+        "divided by T": (lambda A: np.diagonal(A, -1, -2, -1).sum(-1) / A.shape[-1], "T − 1 个查询"),
+        "the first token wraps round": (lambda A: np.stack([A[..., i, i - 1] for i in range(A.shape[-1])], -1).mean(-1),
+                                        "绕回去"),
+        "sum over queries": (lambda A: np.diagonal(A, -1, -2, -1).sum(-1), "不是它们的和"),
+        "1.04x": lambda A: 1.04 * previous_diagonal(A),
+        "a string": (lambda A: "previous", "字符串"),
+    })
+
+
+def test_a_perfect_previous_token_head_scores_one():
+    # the property the task describes, on a tensor built here: head 1 always looks one token back, head 2 never
+    A = np.zeros((1, 2, 6, 6))
+    A[0, 0, np.arange(6), np.maximum(np.arange(6) - 1, 0)] = 1.0
+    A[0, 1] = np.eye(6)
+    assert np.allclose(previous_diagonal(A), [[1.0, 0.0]])
+    assert check_previous_token_share(previous_diagonal)
+
+
+def uniform_loops(T):
+    return sum(abs(i - j) for i in range(T) for j in range(T)) / T / T
+
+
+def uniform_closed_form(T):
+    return (T * T - 1) / (3 * T)
+
+
+def uniform_from_a_matrix(T):
+    A = np.full((T, T), 1.0 / T)
     d = np.abs(np.subtract.outer(np.arange(T), np.arange(T)))
-    return np.einsum("lhij,ij->lh", attn, d) / T
+    return np.float32((A * d).sum(axis=1).mean())
 
 
-def distance_loops(attn):
-    L, H, T, _ = attn.shape
-    return [[sum(attn[l, h, i, j] * abs(i - j) for i in range(T) for j in range(T)) / T for h in range(H)]
-            for l in range(L)]
+def uniform_per_query(T):
+    return float(np.mean([np.mean([abs(i - j) for j in range(T)]) for i in range(T)]))
 
 
-def distance_float32(attn):
-    return distance_indices(np.asarray(attn, dtype=np.float32)).astype(np.float32)
+test_uniform_accepts, test_uniform_rejects = check_table(
+    check_uniform_distance, [uniform_loops, uniform_closed_form, uniform_from_a_matrix, uniform_per_query], {
+        "one query only": (lambda T: (T - 1) / 2, "第 1 个（或最后一个）查询"),
+        "itself left out": (lambda T: (T + 1) / 3, "分给了自己"),
+        "T/3": (lambda T: T / 3, "近似"),
+        "summed over queries": (lambda T: (T * T - 1) / 3, "不是求和"),
+        "integer division": (lambda T: (T * T - 1) // (3 * T), "整数除法"),
+        "half the sentence": (lambda T: T / 2, "一半远"),
+        "None": (lambda T: None, "return"),
+    })
 
 
-def _signed(A):
-    T = A.shape[-1]
-    return (A * (np.arange(T)[:, None] - np.arange(T)[None, :])).sum(-1).mean(-1)
-
-
-test_attention_distance_accepts, test_attention_distance_rejects = check_table(
-    check_attention_distance,
-    [distance_indices, distance_einsum, distance_loops, distance_float32],
-    {"signed": (_signed, "绝对值"),
-     "unweighted": (lambda A: np.broadcast_to(np.abs(np.subtract.outer(np.arange(A.shape[-1]), np.arange(A.shape[-1]))).mean(),
-                                              A.shape[:2]).copy(), "按权重加权"),
-     "sum over rows": (lambda A: distance_indices(A) * A.shape[-1], "不是它们的和"),
-     "divided by T": (lambda A: distance_indices(A) / A.shape[-1], "除以序列长度"),
-     "squared": (lambda A: (A * np.subtract.outer(np.arange(A.shape[-1]), np.arange(A.shape[-1])) ** 2).sum(-1).mean(-1), "平方"),
-     "1.04x": lambda A: 1.04 * distance_indices(A),
-     "None": (lambda A: None, "return")})
+def test_the_uniform_value_for_small_t_by_hand():
+    # T = 2: each query is 0 from itself and 1 from the other, weight 1/2 each -> 0.5; T = 3: (1 + 2/3 + 1) / 3 = 8/9
+    assert uniform_loops(2) == 0.5 and np.isclose(uniform_loops(3), 8 / 9)
+    assert np.isclose(uniform_closed_form(3), 8 / 9)
