@@ -106,12 +106,12 @@ def test_nan_where_a_number_is_expected_and_finite_where_inf_is_expected(capsys)
 
 
 def test_wrong_arity_gets_a_chinese_message_not_a_python_type_error(capsys):
-    from helpers.checks import check_batched_cross_attention, check_max_context, check_worked_example_row
+    from helpers.checks import check_batched_cross_attention, check_max_context, check_score_for_weight
 
     for check, fn in [(check_log_softmax, lambda: 1.0), (check_log_softmax, lambda x, y: x),
                       (check_batched_cross_attention, lambda X, W: X),
                       (check_max_context, lambda budget: budget),  # no itemsize, batch, heads
-                      (check_worked_example_row, lambda row: (None, None))]:
+                      (check_score_for_weight, lambda: 0.45)]:                 # takes the target
         res = check(fn)
         out = capsys.readouterr().out
         assert not res and out.startswith("\u274c"), out

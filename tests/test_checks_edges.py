@@ -267,12 +267,6 @@ def test_check_array_reads_any_value(capsys):
 
 # ---- "numpy only" / "without helper X" is enforced where the exercise says so ------------------------
 
-def _book_row2():
-    inp = H.book.example_inputs()
-    r = H.self_attention(inp["X"], inp["W_Q"], inp["W_K"], inp["W_V"])
-    return r.weights[1], r.output[1]
-
-
 USES_A_FORBIDDEN_HELPER = {
     # 2.1 all-pairs cosine, 2.2 many queries, 2.4 batched scores: 只用 numpy
     "check_cosine_matrix": lambda C_: np.array([[H.geometry.cosine_similarity(a, b) for b in C_] for a in C_]),
@@ -285,8 +279,6 @@ USES_A_FORBIDDEN_HELPER = {
         Xq @ Wq, Xkv @ Wk, Xkv @ Wv).output,
     "check_padded_attention_weights": lambda Q, K, lengths: H.scaled_dot_product_attention(
         Q, K, K, mask=np.arange(K.shape[1])[None, None, :] < np.asarray(lengths)[:, None, None]).weights,
-    # 2.8: 不调用 helpers 里的注意力函数
-    "check_worked_example_row": _book_row2,
 }
 
 

@@ -14,9 +14,9 @@ import sys
 import helpers.checks
 from helpers.checks import diagnose
 
-# The checks this file has always inspected (26, less the twenty-one no notebook calls any more); every newer check is inspected too (ALL below).
-FIRST_26 = ["check_left_padded_causal_mask", "check_permutation_matrix",
-         "check_dot_variance", "check_is_attention_matrix", "check_worked_example_row"]
+# The checks this file has always inspected (26, less the twenty-two no notebook calls any more); every newer check is inspected too (ALL below).
+FIRST_26 = ["check_left_padded_causal_mask", "check_permutation_matrix", "check_dot_variance",
+         "check_is_attention_matrix"]
 # Every check built on run_check / run_diagnosed; the capstone's two parts have their own message tests.
 OWNED = sorted(n for n in helpers.checks.__all__
                if n.startswith("check_") and n not in ("check_array", "check_attention_test", "check_capstone"))
@@ -46,7 +46,7 @@ def _wrong(*args, **kwargs):
 
 
 def test_every_owned_check_is_listed():
-    assert set(FIRST_26) <= set(OWNED) and len(FIRST_26) == 5
+    assert set(FIRST_26) <= set(OWNED) and len(FIRST_26) == 4
 
 
 @pytest.mark.parametrize("mod, name", CHECKS, ids=[n for _, n in CHECKS])
@@ -82,7 +82,7 @@ def test_every_hint_and_label_is_chinese_and_shows_no_answer_code(mod, name, mon
     with pytest.raises(_Seen):
         getattr(mod, name)(_stub)
     cases = seen["cases"]
-    two_parts = name in ("check_worked_example_row", "check_causal_worked_example")   # (weights, output) of one example
+    two_parts = name == "check_causal_worked_example"   # (weights, output) of one example
     # 2.8's faded example: one step of one example, drawn until every classic wrong answer stands out on it
     one_example = name.startswith("check_faded_") or name == "check_self_test_row"
     assert len(cases) >= (1 if one_example else 2 if two_parts else 3), "too few hidden cases to tell classic wrong answers apart"

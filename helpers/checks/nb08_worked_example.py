@@ -1,8 +1,5 @@
-"""Self-checks for 2.8 (the worked example): one row by hand, and the book's example with a causal mask.
-
-The learner uses numpy only as a calculator (no attention helper) to compute one row of the attention
-matrix A and of the output for the book's 4-token example, in a function that returns both.
-"""
+"""Self-checks for 2.8 (the worked example): the score S'[1,2] a given weight A[1,2] needs (the softmax
+inverted for one entry, issue 30), and the book's example with a causal mask (transfer)."""
 
 from __future__ import annotations
 
@@ -10,168 +7,75 @@ import numpy as np
 
 import helpers as H
 
-from .core import FAIL, Case, CheckResult, float_safe, run_check, signature_problem
+from .core import Case, CheckResult, float_safe, run_check
 from .diagnose import Wrong, run_diagnosed
 
-__all__ = ["check_worked_example_row", "check_causal_worked_example"]
+__all__ = ["check_score_for_weight", "check_causal_worked_example"]
 
 
-_ATTENTION_HELPERS = frozenset({"scaled_dot_product_attention", "self_attention", "multi_head_self_attention", "softmax"})
-_WEIGHT_HINT = (
-    "对第 r 个查询：分数是它与四个键的点积，除以 √2（d_k = 2），取指数后除以四个指数之和。"
-    "保持全精度（keep full precision），中途不要舍入：书里先把缩放后的分数四舍五入到两位小数再取指数，所以得到 4.10 而不是 4.11。"
-)
-
-
-_OUTPUT_HINT = (
-    "输出的第 r 行是四个值向量（V 的各行）按第 r 行权重加权之和。"
-    "用你未经四舍五入的权重，而不是保留三位小数的权重。"
-)
-
-
-def _row_wrongs(r: int) -> list[Wrong]:
-    """The classic slips for row ``r`` (0-based) of the book's example; a Wrong gets the part index k (0 weights, 1 output)."""
+def _rest_of_row_1(scaled=None) -> float:
+    """sum of exp over row 1's scaled scores other than S'[1,2] (exact: sqrt 2, 3/sqrt 2, 3/sqrt 2)."""
     ex = H.book.exact_values()
-    Q, K, V = ex["Q"], ex["K"], ex["V"]
-
-    def by_hand(scale=np.sqrt(2.0), digits=None, e=np.e, row=r):
-        s = Q[row] @ K.T / scale
-        if digits is not None:
-            s = np.round(s, digits)
-        w = e ** s / np.sum(e ** s)
-        return w, w @ V
-
-    wrongs = []
-    for other in (r - 1, r + 1):
-        if 0 <= other < 4:
-            wrongs.append(Wrong(f"你算的是第 {other + 1} 行（书中的行从 1 开始数）：第 {r + 1} 个 token 在从 0 开始的下标里是 {r}。",
-                                (lambda o: lambda k: by_hand(row=o)[k])(other)))
-    w, out = by_hand()
-    book_w, book_out = _book_chain(r)
-    # weights or output copied or rounded to the few decimals a printout shows (before the constants typed
-    # with few decimals: an output rounded to 4 decimals is as far off as one computed with e = 2.718)
-    wrongs += [Wrong("输出被四舍五入成了几位小数：检查要求误差小于 1e-6。保持全精度，直接返回算出来的输出，不要舍入。",
-                     (lambda d: lambda k: (w, np.round(out, d))[k])(d)) for d in (2, 3, 4)]
-    wrongs += [
-        Wrong("分数没有除以 √2（d_k = 2）。", lambda k: by_hand(scale=1.0)[k]),
-        Wrong("这是书里印出来的数字：书在每一步都四舍五入（缩放后的分数、指数、行和各两位，权重三位），误差一路累积。"
-              "保持全精度：从 q、k、v 出发重新算，中途不要舍入。", lambda k: (book_w, book_out)[k]),
-        Wrong("中间结果被舍入了：缩放后的分数保留两位小数再取指数，正是书里那一行出错的原因。保持全精度。",
-              lambda k: by_hand(digits=2)[k]),
-        Wrong("√2 只写了几位小数（1.414）：用完整精度的平方根。", lambda k: by_hand(scale=1.414)[k]),
-        Wrong("e 只写了几位小数（2.718）：用完整精度的指数函数。", lambda k: by_hand(e=2.718)[k]),
-    ]
-    wrongs += [Wrong(f"权重只保留了 {d} 位小数：检查要求误差小于 1e-6。保持全精度，直接用算出来的权重，不要舍入或抄打印出来的数。",
-                     (lambda d: lambda k: (np.round(w, d), np.round(w, d) @ V)[k])(d)) for d in (2, 3, 4)]
-    return wrongs
+    s = ex["Q"][0] @ ex["K"].T / np.sqrt(2.0) if scaled is None else np.asarray(scaled, dtype=float)
+    return float(np.exp(s[0]) + np.exp(s[2]) + np.exp(s[3]))
 
 
-def _book_chain(r: int) -> tuple[np.ndarray, np.ndarray]:
-    """Row ``r`` the way the book computed it: scaled scores, exponentials and row sum rounded to 2 decimals,
-    weights to 3 (its printed A row; its output row then inherits the rounding, plus the book's own slip)."""
+def _score_ref(target):
+    rest = _rest_of_row_1()
+    return float(np.log(target * rest / (1.0 - target)))
+
+
+def _sw(rest=None, solve="right", scale=1.0, log=np.log):
+    """A classic wrong inversion of A[1,2] = e^x / (e^x + rest) (a simulated learner's answer)."""
+    def wrong(target):
+        R = _rest_of_row_1() if rest is None else rest()
+        value = {"right": target * R / (1 - target), "no 1-t": target * R, "log only": target,
+                 "odds only": target / (1 - target)}[solve]
+        return float(log(value) * scale)
+    return wrong
+
+
+def _total_row_1() -> float:
     ex = H.book.exact_values()
-    s = np.round(ex["Q"][r] @ ex["K"].T / np.sqrt(2.0), 2)
-    e = np.round(np.exp(s), 2)
-    w = np.round(e / np.round(e.sum(), 2), 3)
-    return w, np.round(w @ ex["V"], 3)
+    return float(np.exp(ex["Q"][0] @ ex["K"].T / np.sqrt(2.0)).sum())
+
+
+_SW_WRONG = [
+    Wrong("你只取了 target 的对数：A₁₂ 是 e^x 除以整行四个指数之和，另外三项也在分母里，不能丢。", _sw(solve="log only")),
+    Wrong("漏掉了另外三项之和：A₁₂ = e^x / (e^x + 另外三项之和)，解出的 e^x 里要乘上这个和。", _sw(solve="odds only")),
+    Wrong("把分母当成了不变的数：改 S'₁₂ 时，e^x 自己也在分母里，分母跟着变。"
+          "把 target = e^x / (e^x + 另外三项之和) 当作关于 e^x 的方程来解。", _sw(rest=_total_row_1, solve="no 1-t")),
+    Wrong("解方程时漏了 1 − target：target · (e^x + 另外三项之和) = e^x，把含 e^x 的项移到一边。", _sw(solve="no 1-t")),
+    Wrong("分母里多算了原来的 e^{2√2}：S'₁₂ 换成了 x，原来那一项就不在了，另外的只有三项。",
+          _sw(rest=lambda: _rest_of_row_1() + np.exp(2 * np.sqrt(2.0)))),
+    Wrong("第 1 行另外三个缩放分数是 √2、3/√2、3/√2：3/√2 出现了两次，两项都要算。",
+          _sw(rest=lambda: float(np.exp(np.sqrt(2.0)) + np.exp(3 / np.sqrt(2.0))))),
+    Wrong("用了书上舍入过的分数（1.41、2.12）：另外三个分数保持精确值 √2、3/√2、3/√2。",
+          _sw(rest=lambda: _rest_of_row_1([1.41, 0.0, 2.12, 2.12]))),
+    Wrong("另外三个分数没有除以 √2：用的是缩放前的 S（2、3、3），题目里是缩放后的 S'。",
+          _sw(rest=lambda: _rest_of_row_1([2.0, 0.0, 3.0, 3.0]))),
+    Wrong("返回的是缩放前的分数 S₁₂（乘了 √2）：题目要的是缩放后的 S'₁₂，就是 softmax 直接看到的那个数。",
+          _sw(scale=np.sqrt(2.0))),
+    Wrong("用的是以 10 为底的对数：e^x 的反函数是自然对数。", _sw(log=np.log10)),
+]
 
 
 @float_safe
-def check_worked_example_row(fn, row: int = 2) -> CheckResult:
-    """Check one row of A and of the output of the book's example (rows counted from 1).
+def check_score_for_weight(fn) -> CheckResult:
+    """Check ``fn(target) -> x``: the scaled score S'[1,2] of the book's example that makes A[1,2] == target.
 
-    Parameters
-    ----------
-    fn : callable
-        ``fn() -> (weights, output)`` with ``weights`` of shape (4,), the learner's
-        A[row, :] (query ``row`` over the 4 keys), and ``output`` of shape (2,),
-        the learner's output[row, :].
-    row : int
-        1, 2, 3 or 4, the book's 1-based row number.
-
-    Returns
-    -------
-    CheckResult
-        Passes when both agree with the exact values to 1e-6, so numbers rounded
-        along the way do not pass: the book's 3-decimal weights, and also sqrt(2)
-        typed as 1.414 or e as 2.718 (off by ~5e-5 and ~3e-5).
+    Row 1's other scaled scores keep their exact values (sqrt 2, 3/sqrt 2, 3/sqrt 2), so A[1,2] = e^x / (e^x + R)
+    with R the sum of their exponentials, and x = log(target R / (1 - target)). Any correct method passes (the
+    closed form, bisection on the softmax, a root finder): the answer is compared to 1e-6.
     """
-    if isinstance(row, bool) or not isinstance(row, (int, np.integer)) or not 1 <= int(row) <= 4:
-        # a check never raises: row is typed in the exercise cell, so a wrong row gets a verdict line too
-        name = f"check_worked_example_row(row={row!r})"
-        what = (f"一个小数 {row!r}" if isinstance(row, (float, np.floating)) else
-                f"{row!r}（{type(row).__name__}，不是整数）" if isinstance(row, bool) or not isinstance(row, (int, np.integer))
-                else f"{row}")
-        msg = (f"{FAIL} {name}：row 只能是整数 1、2、3 或 4（书中的行从 1 开始数），你传入的是 {what}。"
-               "例如第 2 行写 row=2。")
-        print(msg)
-        return CheckResult(name, False, 2, 0, msg)
-    r = int(row) - 1
     ex = H.book.exact_values()
-    if not callable(fn):
-        return run_check(f"check_worked_example_row(row={row})", fn, [])
-    problem = signature_problem(fn, (), {})
-    if problem:  # the learner's function takes no arguments: say so in Chinese, not with a TypeError
-        name = f"check_worked_example_row(row={row})"
-        msg = f"{FAIL} {name}：{problem}（这个函数不需要参数，直接返回 (weights, output)）。"
-        print(msg)
-        return CheckResult(name, False, 2, 0, msg)
-
-    def part(k):
-        result = fn()
-        if not isinstance(result, (tuple, list)) or len(result) != 2:
-            raise TypeError(f"请返回一对结果 (weights, output)（return a pair），你返回的是 {type(result).__name__}")
-        return result[k]
-
-    copied = _reads_a_computed_result(fn, (ex["A"][r], ex["output"][r]))
-    if copied:   # the notebook printed A and the output above: returning its rows is not computing them
-        name = f"check_worked_example_row(row={row})"
-        msg = (f"{FAIL} {name}：你的函数直接读了上面已经算好的 {'、'.join(copied)}。这个练习要你从 q、k、v 出发"
-               "亲手把这一行算一遍（点积、除以 √2、取指数、除以行和、加权求和）。")
-        print(msg)
-        return CheckResult(name, False, 2, 0, msg)
-    cases = [
-        Case(f"A[{row}, :]，查询 {row} 的权重", (0,), ex["A"][r], _WEIGHT_HINT),
-        Case(f"output[{row}, :]，第 {row} 行输出", (1,), ex["output"][r], _OUTPUT_HINT),
-    ]
-    # "用 numpy 当计算器（不调用 helpers 里的注意力函数）"
-    return run_diagnosed(f"check_worked_example_row(row={row})", part, cases, wrong=_row_wrongs(r), forbid=_ATTENTION_HELPERS,
-                         learner=fn,
-                         ask="用 numpy 当计算器亲手算", atol=1e-6, rtol=0.0, dtype_aware=False)
-
-
-def _global_names(code) -> set[str]:
-    names = set(code.co_names)
-    for const in code.co_consts:
-        if hasattr(const, "co_names"):
-            names |= _global_names(const)
-    return names
-
-
-# The notebook's own globals holding the whole result, printed above the exercise (2.8 computes A and out with
-# the helpers; a try-it cell's A_try keeps row 2). A matrix the learner computed under a name of their own is theirs.
-_PRINTED_RESULTS = ("A", "out", "A_try")
-
-
-def _reads_a_computed_result(fn, answers) -> list[str]:
-    """Names among the notebook's printed results (``_PRINTED_RESULTS``) that ``fn`` reads and that hold a (4, n)
-    matrix with one of ``answers`` as a row.
-
-    2.8 prints ``A`` (4, 4) and ``out`` (4, 2) above the exercise; ``return A[1], out[1]`` reads them instead
-    of computing. The learner's own earlier work (``A_mine``, a (4,) row) is not flagged."""
-    code, scope = getattr(fn, "__code__", None), getattr(fn, "__globals__", None)
-    if code is None or not isinstance(scope, dict):
-        return []
-    found = []
-    for name in sorted(_global_names(code) & set(_PRINTED_RESULTS)):
-        value = scope.get(name)
-        if not isinstance(value, np.ndarray) or value.dtype.kind not in "fc" or value.ndim != 2 or len(value) != 4:
-            continue
-        for answer in answers:
-            if value.shape[1] == answer.shape[-1] and np.any(np.all(np.abs(value - answer) < 1e-9, axis=-1)):
-                found.append(name)
-                break
-    return found
+    a12 = float(ex["A"][0, 1])
+    hint = ("把 A₁₂ 写成 e^x 除以（e^x 加上第 1 行另外三项指数之和），另外三个缩放分数是 √2、3/√2、3/√2；"
+            "把它当作关于 e^x 的方程解出来，再取自然对数。")
+    rows = [("target = 0.25", 0.25), ("target = 精确的 A₁₂（应当得回 2√2）", a12), ("target = 0.4495", 0.4495),
+            ("target = 0.9", 0.9), ("target = 0.05（比另外三个分数都小）", 0.05), ("target = 0.5", 0.5)]
+    cases = [Case(label, (t,), _score_ref(t), hint) for label, t in rows]
+    return run_diagnosed("check_score_for_weight", fn, cases, wrong=_SW_WRONG, atol=1e-6, rtol=0.0, dtype_aware=False)
 
 
 def _reference() -> tuple[np.ndarray, np.ndarray]:
