@@ -98,6 +98,8 @@ _LAYOUT = [(0.0, 1.0), (1.0, 2.0), (1.0, 1.0), (1.0, 0.0), (2.0, 2.0), (2.0, 1.0
            (3.0, 1.5), (4.0, 1.5), (5.0, 1.5), (6.0, 0.75)]
 _EDGES = [(0, 1), (0, 2), (0, 3), (1, 4), (2, 5), (3, 6), (4, 7), (5, 7), (7, 8), (8, 9), (9, 10), (6, 10)]
 _COLORS = {"input": "#cfe2f3", "parameter": "#fce5cd", "computed": "#d9ead3"}
+#: The legend's words for the kinds of box (a figure's text is Chinese, drawn in the shipped subset font).
+_KIND_NAMES = {"input": "输入（input）", "parameter": "参数（parameter）", "computed": "计算结果（computed）"}
 
 
 def _math_label(step: ShapeStep) -> tuple[str, str]:
@@ -114,7 +116,7 @@ def _math_label(step: ShapeStep) -> tuple[str, str]:
     return name, symbolic
 
 
-def draw_shape_flow(steps, *, ax=None, title: str = r"shape flow of $\mathrm{softmax}(QK^\top/\sqrt{d_k})\,V$"):
+def draw_shape_flow(steps, *, ax=None, title: str = r"形状流转：$\mathrm{softmax}(QK^\top/\sqrt{d_k})\,V$"):
     """Draw the steps of :func:`shape_flow` as labelled boxes joined by arrows.
 
     Parameters
@@ -154,7 +156,7 @@ def draw_shape_flow(steps, *, ax=None, title: str = r"shape flow of $\mathrm{sof
     ax.axis("off")
     ax.set_title(title, fontsize=12)
     handles = [plt.Rectangle((0, 0), 1, 1, fc=c, ec="gray") for c in _COLORS.values()]
-    ax.legend(handles, list(_COLORS), loc="lower right", fontsize=10, frameon=False)
+    ax.legend(handles, [_KIND_NAMES[k] for k in _COLORS], loc="lower right", fontsize=10, frameon=False)
     return labels
 
 

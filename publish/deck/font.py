@@ -33,7 +33,8 @@ FAMILY = "Noto Sans CJK SC"
 #: The figures' Chinese (helpers.ui.plotting.use_style registers it with matplotlib): the same face, subset to the
 #: characters of the plotting helpers and of the notebooks' code cells (what a figure's labels can say), ~100 KiB.
 PLOT_OUT = ROOT / "helpers" / "ui" / "fonts" / "NotoSansSC-ch02-plots.otf"
-PLOT_SOURCES = ("helpers/ui/plotting.py", "helpers/lessons/causal_view.py", "helpers/lessons/saturation/widget.py")
+PLOT_SOURCES = ("helpers/ui/plotting.py", "helpers/lessons/causal_view.py", "helpers/lessons/saturation/widget.py",
+                "helpers/lessons/shapes.py")
 
 
 def wanted_text() -> str:
