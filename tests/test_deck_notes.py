@@ -115,3 +115,12 @@ def test_no_note_shows_tex_source():
             html = re.sub(r"<code>.*?</code>", "", _notes_html(notes_of(slide, NB)), flags=re.S)
             left = re.findall(r".{0,15}(?:\\[A-Za-z|]|\$|[{}]|\^(?!T\b)[\w{(]|_\{).{0,15}", html)
             assert not left, f"deck {key} slide {n} ({slide.name or slide.heading}): its notes show TeX {left}"
+
+
+def test_every_live_slide_and_the_slides_the_review_named_carry_notes():
+    # The teacher's review of lecture 2: the slider, the online softmax and the shapes summary had no notes.
+    named = {"02-09/online-softmax", "02-12/shapes"}
+    for key, deck in DECKS.items():
+        for n, slide in enumerate(deck.slides, start=2):
+            if slide.kind == "live" or slide.name in named:
+                assert notes_of(slide, NB), f"deck {key} slide {n} ({slide.name}): no presenter's notes"

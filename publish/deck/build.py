@@ -189,8 +189,14 @@ def text_of(t: Text, root: Path) -> str:
 def slide_markdown(slide: Slide, root: Path) -> str:
     cells = slide_cells(slide, root)
     heading = slide.heading or cells.heading
+    texts = [text_of(t, root) for t in cells.texts]
+    if slide.kind == "vote" and texts and texts[0].startswith("#"):
+        # A vote that opens a section (its caption is the section's heading): one heading, 全班投票 · <the section>.
+        first, _, rest = texts[0].partition("\n")
+        heading = f"{heading} · {first.lstrip('#').strip()}"
+        texts = [t for t in [rest.strip(), *texts[1:]] if t]
     parts = [f"## {heading}"] if heading and slide.kind in ("activity", "vote", "figure") else []
-    parts += [text_of(t, root) for t in cells.texts]
+    parts += texts
     if slide.body:
         parts.append(slide.body)
     if slide.ask:

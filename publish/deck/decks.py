@@ -84,7 +84,8 @@ LECTURE_1 = Deck("1", "第一讲：从“为什么需要上下文”到 softmax�
         # The vote before the explorer: its step 3 (scaled, 1/tau = 10) shows the saturated share over 200 seeds,
         # which is this vote's answer (the notebook asks it before the explorer too).
         vote("02-05/q3", skip=True),
-        live("02-05/explorer", demo=6.5),  # in its projector layout (the live cell's kwargs: layout="lecture")
+        # in its projector layout (the live cell's kwargs: layout="lecture"); notes: the guide's four steps of the demo
+        live("02-05/explorer", demo=6.5, notes=tuple(f"02-05#核心路径与时间/{i}" for i in (1, 2, 3, 4))),
     ), page="02-05"),
     Row("2.6", "按行 softmax；错轴的 bug；凸组合；数值稳定（减去每行最大值）", 14, "演示视图", (
         text("02-06/title"),
@@ -142,7 +143,7 @@ LECTURE_2 = Deck("2", "第二讲：完整公式、手算例子与因果掩码（
         figure("02-09/move-a-word"),
         vote("02-09/q2"),
         # A 选读 section of the notebook, taught all the same: the 02-09 guide's one line to teach (the update).
-        text("02-09/online-softmax"),
+        text("02-09/online-softmax", notes=("02-09#讨论题/2",)),  # notes: why m, and the rescale by e^{m-m'}
     ), page="02-09"),
     Row("2.10", "因果掩码加在 softmax 之前；因果性测试；位置滑块", 15, "演示视图（2.10 的滑块）", (
         text("02-10/title"),
@@ -152,7 +153,8 @@ LECTURE_2 = Deck("2", "第二讲：完整公式、手算例子与因果掩码（
         figure("02-10/causal-weights"),
         text("02-10/book-sentence", skip=True),
         vote("02-10/q2"),
-        live("02-10/slider", demo=3),  # from position 1, where the narration starts (kwargs: t=1)
+        # from position 1, where the narration starts (kwargs: t=1); notes: what a row sees, and right padding
+        live("02-10/slider", demo=3, notes=("02-10#常见误解/3", "02-10#讨论题/2")),
     ), page="02-10"),
     Row("2.11", "多头、位置编码、Transformer 块的预告", 16, "演示视图", (
         text("02-11/title"),
@@ -167,7 +169,7 @@ LECTURE_2 = Deck("2", "第二讲：完整公式、手算例子与因果掩码（
     ), page="02-11"),
     Row("2.12", "总结：形状总表；综合练习的要求", 4, "演示视图", (
         text("02-12/title"),
-        text("02-12/shapes"),
+        text("02-12/shapes", notes=("02-07#常见误解/1", "02-07#常见误解/2")),  # the two width mistakes
         text("02-12/capstone-a", skip=True),  # the lab's slides say it again, with its time
         text("02-12/capstone-b", skip=True),
         text("02-12/weak-test", skip=True),

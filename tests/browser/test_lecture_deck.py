@@ -588,6 +588,8 @@ def test_the_teachers_controls(deck_url, page720, widget_budget_s):
     notes = pop.inner_text("#p-notes")
     explained = notes.split(answer, 1)[1].strip("。 \n")[:20]  # the guide's explanation: never on the projector
     assert explained and explained not in slide_text, f"slide {n}: the projector shows the notes {explained!r}"
+    # Its maths reads without MathJax (q₃·k_j as q<sub>3</sub>·k<sub>j</sub>), no TeX source left (issue 31 review).
+    assert pop.locator("#p-notes sub").count() >= 1 and not re.search(r"\\[A-Za-z]|\$", notes), notes
     assert f"第 {_guide_start_minute(key, n)} 分钟开始" in pop.inner_text("#p-plan")
     assert f"第 {n} / {count} 张" in pop.inner_text("#p-number")
     first = pop.inner_text("#p-clock")
