@@ -13,11 +13,11 @@ from check_verdicts import CJK, check_table
 
 import helpers as H
 import helpers.checks.diagnose as diagnose
-from helpers.checks import (check_batched_cross_attention, check_batched_scores, check_bilinear_scores,
-                            check_cosine_matrix, check_cross_attention_shape, check_log_softmax, check_mix_without,
-                            check_output_key_jacobian, check_padded_attention_weights, check_per_head_scaled_scores,
-                            check_recover_projection, check_row_max_fix, check_soft_lookup_many, check_softmax_backward,
-                            check_split_packed_qkv)
+from helpers.checks import (check_batched_cross_attention, check_batched_scores, check_bilinear_flops,
+                            check_centered_scores, check_cosine_matrix, check_cross_attention_shape, check_log_softmax,
+                            check_max_temperature, check_mix_without, check_output_key_jacobian,
+                            check_padded_attention_weights, check_per_head_scaled_scores, check_recover_projection,
+                            check_row_max_fix, check_softmax_backward, check_split_packed_qkv, check_two_rounds)
 
 
 def _sm(S, axis=-1):
@@ -89,39 +89,76 @@ test_mix_without_accepts, test_mix_without_rejects = check_table(
      "in place": lambda a, X, d: (a.__setitem__(d, 0.0), a / a.sum() @ X)[1]})
 
 
-# ---- 2.2: many queries, each with its own temperature -----------------------------------------------
+# ---- 2.1 (transfer): two rounds of mixing written as one weight matrix -------------------------------
+# Independent derivation: C1 = A1 X, C2 = A2 C1 = (A2 A1) X, so row i of B sums A2[i, j] * A1[j] over the middle word j.
 
-def many_rows(Qm, K, V, temperatures):
-    return _sm(Qm @ K.T / temperatures[:, None]) @ V
-
-
-def many_loop(Qm, K, V, temperatures):
-    out = []
-    for q, t in zip(Qm, temperatures):
-        s = K @ q / t
-        w = np.exp(s - s.max())
-        out.append(w / w.sum() @ V)
-    return np.array(out)
+def two_rounds_loop(A1, A2):
+    T = len(A1)
+    B = np.zeros((T, T), dtype=np.result_type(A1, A2))
+    for i in range(T):
+        for j in range(T):
+            B[i] += A2[i, j] * A1[j]
+    return B
 
 
-def many_einsum(Qm, K, V, temperatures):
-    S = np.einsum("md,nd->mn", Qm, K) / np.reshape(temperatures, (-1, 1))
-    return np.einsum("mn,nv->mv", _sm(S), V)
+test_two_rounds_accepts, test_two_rounds_names_the_mistake = check_table(
+    check_two_rounds,
+    {"matmul": lambda A1, A2: A2 @ A1, "loop over the middle word": two_rounds_loop,
+     "einsum": lambda A1, A2: np.einsum("ij,jk->ik", A2, A1), "nested lists": lambda A1, A2: (A2 @ A1).tolist(),
+     "rows renormalised (already sum to 1)": lambda A1, A2: (A2 @ A1) / (A2 @ A1).sum(axis=1, keepdims=True),
+     "the lesson's mixing helper": lambda A1, A2: H.contextual.contextual_mix(A2, A1),
+     "float32": _f32(lambda A1, A2: A2 @ A1)},
+    {"order swapped": (lambda A1, A2: A1 @ A2, "顺序反了"),
+     "elementwise": (lambda A1, A2: A1 * A2, "逐元素相乘"),
+     "second round only": (lambda A1, A2: A2.copy(), "只用了第二轮"),
+     "first round only": (lambda A1, A2: A1.copy(), "只用了第一轮"),
+     "average of the rounds": (lambda A1, A2: (A1 + A2) / 2, "取平均"),
+     "A1 transposed": (lambda A1, A2: A2 @ A1.T, "A1 被转置了"),
+     "1.04x": lambda A1, A2: 1.04 * (A2 @ A1)})
 
 
-test_soft_lookup_many_accepts, test_soft_lookup_many_rejects = check_table(
-    check_soft_lookup_many, [many_rows, many_loop, many_einsum, _f32(many_rows)],
-    {"temperature per column": (lambda Qm, K, V, t: _sm(Qm @ K.T / t) @ V, "按列"),
-     "one temperature": (lambda Qm, K, V, t: _sm(Qm @ K.T / t[0]) @ V, "同一个温度"),
-     "times temperature": (lambda Qm, K, V, t: _sm(Qm @ K.T * t[:, None]) @ V, "乘以温度"),
-     "softmax over queries": (lambda Qm, K, V, t: _sm(Qm @ K.T / t[:, None], axis=0) @ V, "查询的轴"),
-     "global max": (lambda Qm, K, V, t: (lambda E: E / E.sum(1, keepdims=True))(np.exp(Qm @ K.T / t[:, None] - (Qm @ K.T / t[:, None]).max())) @ V,
-                    "整张表的最大值"),
-     "no max": (lambda Qm, K, V, t: (lambda E: E / E.sum(1, keepdims=True))(np.exp(Qm @ K.T / t[:, None])) @ V, "溢出"),
-     "weights": (lambda Qm, K, V, t: _sm(Qm @ K.T / t[:, None]), "返回的是权重"),
-     "1.04x": lambda Qm, K, V, t: 1.04 * many_rows(Qm, K, V, t),
-     "helpers": (lambda Qm, K, V, t: np.array([H.soft_lookup.soft_lookup(q, K, V, float(tt)).output for q, tt in zip(Qm, t)]),
-                 "只用 numpy")})
+def test_two_rounds_of_zero_self_weight_can_give_a_token_some_of_itself():
+    """What the self-weight-0 case and its hint claim: the diagonal of A2 A1 need not be 0 when both diagonals are."""
+    A = np.array([[0.0, 1.0], [1.0, 0.0]])
+    B = two_rounds_loop(A, A)
+    assert np.all(np.diag(A) == 0) and np.allclose(np.diag(B), 1.0)
+
+
+# ---- 2.2 exercise 1: the temperature at which the best of n keys gets the share p ----------------------
+# Independent check of the closed form: the best key's weight at the returned tau, by a direct softmax.
+
+def _best_share(gap, n, tau):
+    return float(_sm(np.array([gap] + [0.0] * (n - 1)) / tau)[0])
+
+
+def max_temperature_bisection(gap, p, n):
+    lo, hi = 1e-6, 1e6
+    for _ in range(200):
+        mid = (lo * hi) ** 0.5
+        lo, hi = (mid, hi) if _best_share(gap, n, mid) > p else (lo, mid)
+    return mid
+
+
+def test_the_closed_form_gives_the_share(capsys):
+    for gap, p, n in [(2.0, 0.9, 2), (1.0, 0.5, 4), (3.0, 0.75, 10), (0.5, 0.3, 5)]:
+        tau = gap / np.log(p * (n - 1) / (1 - p))
+        assert np.isclose(_best_share(gap, n, tau), p, rtol=1e-12)
+        assert _best_share(gap, n, 0.9 * tau) > p > _best_share(gap, n, 1.1 * tau)
+
+
+test_max_temperature_accepts, test_max_temperature_names_the_mistake = check_table(
+    check_max_temperature,
+    {"closed form": lambda g, p, n: g / np.log(p * (n - 1) / (1 - p)),
+     "logs taken apart": lambda g, p, n: g / (np.log(p) + np.log(n - 1) - np.log1p(-p)),
+     "bisection on the weight": max_temperature_bisection,
+     "numpy float": lambda g, p, n: np.float64(g) / np.log(p * (n - 1) / (1 - p))},
+    {"two keys only": (lambda g, p, n: g / np.log(p / (1 - p)), "两个键"),
+     "n instead of n - 1": (lambda g, p, n: g / np.log(p * n / (1 - p)), "n−1"),
+     "low-temperature approximation": (lambda g, p, n: g / np.log((n - 1) / (1 - p)), "近似"),
+     "tau inverted": (lambda g, p, n: np.log(p * (n - 1) / (1 - p)) / g, "τ 放反了"),
+     "gap times the log": (lambda g, p, n: g * np.log(p * (n - 1) / (1 - p)), "不是乘以温度"),
+     "log base 10": (lambda g, p, n: g / np.log10(p * (n - 1) / (1 - p)), "自然对数"),
+     "coarse bisection": lambda g, p, n: round(max_temperature_bisection(g, p, n), 2)})
 
 
 # ---- 2.2: derivative of the output with respect to one key ---------------------------------------------
@@ -214,18 +251,41 @@ test_batched_scores_accepts, test_batched_scores_rejects = check_table(
      "helpers": (lambda Q, K: np.stack([H.dot_product_scores(q, k) for q, k in zip(Q, K)]), "只用 numpy")})
 
 
-# ---- 2.4 (optional): bilinear scores ---------------------------------------------------------------
+# ---- 2.4 (optional): the flops of Q W K^T in either order ------------------------------------------
+# Expected counts written from the shapes: an (m, k) x (k, n) product costs 2 m k n flops.
 
-test_bilinear_scores_accepts, test_bilinear_scores_rejects = check_table(
-    check_bilinear_scores,
-    {"matmul": lambda Q, K, W: Q @ W @ K.T,
-     "einsum": lambda Q, K, W: np.einsum("ia,ab,jb->ij", Q, W, K),
-     "loop": lambda Q, K, W: [[Q[i] @ W @ K[j] for j in range(len(K))] for i in range(len(Q))],
-     "float32": _f32(lambda Q, K, W: Q @ W @ K.T)},
-    {"W transposed": (lambda Q, K, W: Q @ W.T @ K.T, "W 被转置了"),
-     "result transposed": (lambda Q, K, W: (Q @ W @ K.T).T, "结果转置了"),
-     "W ignored": (lambda Q, K, W: Q @ K.T, "W 没有用上"),
-     "1.04x": lambda Q, K, W: 1.04 * Q @ W @ K.T})
+def bilinear_by_shapes(T_q, T_kv, d_q, d_kk):
+    def matmul(a, b):
+        (m, k), (k2, n) = a, b
+        assert k == k2
+        return 2 * m * k * n
+    return (matmul((T_q, d_q), (d_q, d_kk)) + matmul((T_q, d_kk), (d_kk, T_kv)),
+            matmul((d_q, d_kk), (d_kk, T_kv)) + matmul((T_q, d_q), (d_q, T_kv)))
+
+
+def test_bilinear_orders_give_the_same_scores_and_the_counted_costs():
+    rng = np.random.default_rng(0)
+    Q, W, K = rng.normal(size=(1, 4)), rng.normal(size=(4, 3)), rng.normal(size=(50, 3))
+    assert np.allclose((Q @ W) @ K.T, Q @ (W @ K.T))
+    qw_first, wk_first = bilinear_by_shapes(1, 50, 4, 3)
+    assert qw_first == 2 * 4 * 3 + 2 * 3 * 50 and qw_first < wk_first   # one query: project it, not every key
+
+
+test_bilinear_flops_accepts, test_bilinear_flops_names_the_mistake = check_table(
+    check_bilinear_flops,
+    {"from the shapes": bilinear_by_shapes,
+     "the cost helper": lambda a, b, c, d: (H.cost.matmul_flops(a, c, d) + H.cost.matmul_flops(a, d, b),
+                                            H.cost.matmul_flops(c, d, b) + H.cost.matmul_flops(a, c, b)),
+     "list of floats": lambda a, b, c, d: [float(x) for x in bilinear_by_shapes(a, b, c, d)],
+     "numpy ints": lambda a, b, c, d: tuple(np.int64(x) for x in bilinear_by_shapes(a, b, c, d))},
+    {"multiply-adds": (lambda a, b, c, d: tuple(x // 2 for x in bilinear_by_shapes(a, b, c, d)), "乘加次数"),
+     "pair swapped": (lambda a, b, c, d: bilinear_by_shapes(a, b, c, d)[::-1], "顺序反了"),
+     "first product only": (lambda a, b, c, d: (2 * a * c * d, 2 * c * d * b), "只数了第一次"),
+     "second product only": (lambda a, b, c, d: (2 * a * d * b, 2 * a * c * b), "只数了第二次"),
+     "every pair recomputed": (lambda a, b, c, d: (2 * a * b * (c * d + d),) * 2, "什么也不复用"),
+     "inner dimension of the second product": (lambda a, b, c, d: (2 * a * c * d + 2 * a * c * b, 2 * c * d * b + 2 * a * d * b),
+                                               "累加的维度不对"),
+     "one number": (lambda a, b, c, d: sum(bilinear_by_shapes(a, b, c, d)), "元组")})
 
 
 # ---- 2.5: per-head scaled scores ------------------------------------------------------------------
@@ -390,8 +450,9 @@ test_log_softmax_accepts, test_log_softmax_rejects = check_table(
 
 # ---- every new check: the edges a novice hits ---------------------------------------------------------
 
-NEW_CHECKS = [check_cosine_matrix, check_mix_without, check_soft_lookup_many, check_output_key_jacobian,
-              check_split_packed_qkv, check_recover_projection, check_batched_scores, check_bilinear_scores,
+NEW_CHECKS = [check_cosine_matrix, check_mix_without, check_two_rounds, check_max_temperature, check_output_key_jacobian,
+              check_split_packed_qkv, check_recover_projection, check_batched_scores, check_bilinear_flops,
+              check_centered_scores,
               check_per_head_scaled_scores, check_softmax_backward, check_log_softmax, check_batched_cross_attention,
               check_cross_attention_shape,
               # fresh-eyes review: 2.7's transfer (padded batch, full-shaped weights) and 2.6's two-slip bug hunt

@@ -1,8 +1,8 @@
-"""Self-checks for 2.1 (contextual representations): reading a vector back as a word, the cosine of every pair of
-rows, and a weighted sum after dropping words.
+"""Self-checks for 2.1 (contextual representations): the cosine of every pair of rows, a weighted sum after
+dropping words, and two rounds of mixing written as one (transfer).
 
-The hidden cases of :func:`check_nearest_word` are built so that the classic substitutes (plain dot
-product, Euclidean distance, absolute cosine, argmin) each pick a different row.
+The hidden cases of :func:`check_two_rounds` use weights that do not commute, so the order A1 A2 fails, and
+rows with self-weight 0 (as the chapter's row for "it"), whose two rounds still give a non-zero diagonal.
 """
 
 from __future__ import annotations
@@ -11,63 +11,57 @@ import numpy as np
 
 import helpers as H
 
-from .core import Case, CheckResult, float_safe, lenient_softmax, run_check
+from .core import Case, CheckResult, float_safe
 from .diagnose import Wrong, run_diagnosed
 
-__all__ = ["check_nearest_word", "check_cosine_matrix", "check_mix_without"]
+__all__ = ["check_cosine_matrix", "check_mix_without", "check_two_rounds"]
 
 
-def _nearest_by_cosine(c, E):
-    c = np.asarray(c, dtype=float)
-    E = np.asarray(E, dtype=float)
-    cos = (E @ c) / (np.linalg.norm(E, axis=1) * np.linalg.norm(c))
-    return int(np.argmax(cos))
+def _two_rounds_ref(A1, A2):
+    return np.asarray(A2, dtype=float) @ np.asarray(A1, dtype=float)
 
 
-def _cosines(c, E):
-    c, E = np.asarray(c, dtype=float), np.asarray(E, dtype=float)
-    return (E @ c) / (np.linalg.norm(E, axis=1) * np.linalg.norm(c))
-
-
-_NW_WRONG = [
-    Wrong("点积会偏向长向量：余弦相似度（cosine similarity）要除以两个向量的长度。",
-          lambda c, E: int(np.argmax(np.asarray(E, dtype=float) @ np.asarray(c, dtype=float)))),
-    Wrong("欧氏距离（Euclidean distance）最近不等于方向最近：比较的是夹角（余弦），不是距离。",
-          lambda c, E: int(np.argmin(np.linalg.norm(np.asarray(E, dtype=float) - np.asarray(c, dtype=float), axis=1)))),
-    Wrong("不要取绝对值：方向相反的余弦是 −1，是最不像的。", lambda c, E: int(np.argmax(np.abs(_cosines(c, E))))),
-    Wrong("下标从 0 开始：第一行的下标是 0，你的结果多了 1。", lambda c, E: _nearest_by_cosine(c, E) + 1),
-    Wrong("你返回的是最大的余弦值：要的是它所在的那一行的下标（一个整数）。", lambda c, E: float(np.max(_cosines(c, E)))),
-    Wrong("你返回的是那个词向量本身：要的是它在 E 里的行号（一个整数）。", lambda c, E: np.asarray(E)[_nearest_by_cosine(c, E)]),
-    Wrong("你找的是余弦最小（方向最不像）的那一行：要的是余弦最大的那一行。", lambda c, E: int(np.argmin(_cosines(c, E)))),
+_TR_WRONG = [
+    Wrong("顺序反了：第二轮混合的是第一轮已经混好的向量，C2 = A2·(A1·X)，先作用的 A1 写在右边。",
+          lambda A1, A2: np.asarray(A1) @ np.asarray(A2)),
+    Wrong("逐元素相乘不是先后两轮：token i 从原来的词 k 借到的量，要把经过每一个中间词 j 的路径加起来（对 j 求和）。",
+          lambda A1, A2: np.asarray(A1) * np.asarray(A2)),
+    Wrong("只用了第二轮的权重：第二轮混合的是第一轮的结果，第一轮的权重也要算进去。", lambda A1, A2: np.asarray(A2) * 1.0),
+    Wrong("只用了第一轮的权重：第二轮还要再把第一轮的结果混合一次。", lambda A1, A2: np.asarray(A1) * 1.0),
+    Wrong("两轮的权重取平均不是先后两轮混合：第二轮的输入是第一轮的输出，要把两步复合起来。",
+          lambda A1, A2: (np.asarray(A1) + np.asarray(A2)) / 2),
+    Wrong("A1 被转置了：A1 的第 j 行是 token j 在第一轮里从各个词借的比例，它乘在中间词 j 的权重后面。",
+          lambda A1, A2: np.asarray(A2) @ np.asarray(A1).T),
 ]
 
 
-def check_nearest_word(fn) -> CheckResult:
-    """Check ``fn(c, E) -> int``: index of the row of ``E`` (shape (V, d)) with the largest cosine to ``c`` (shape (d,))."""
+@float_safe
+def check_two_rounds(fn) -> CheckResult:
+    """Check ``fn(A1, A2) -> B`` of shape (T, T): mixing twice, C2 = A2 (A1 X), equals one mixing B X for every X.
+
+    ``A1``, ``A2`` (T, T): each row a distribution (non-negative, summing to 1). The expected B is A2 A1.
+    """
     rng = np.random.default_rng(20260213)
-    # a long vector wins the dot product, a short well-aligned one wins the cosine
-    c_len = np.array([1.0, 0.2, 0.0])
-    E_len = np.array([[0.0, 0.0, 1.0], [1.0, 0.25, 0.0], [6.0, 6.0, 0.0]])
-    # Euclidean distance prefers the short vector near the origin; the cosine ignores length
-    c_euc = np.array([4.0, 4.0, 0.0])
-    E_euc = np.array([[1.0, 0.0, 0.0], [0.3, 0.3, 0.0], [6.0, 0.5, 0.0], [0.0, 0.0, 3.0]])
-    # the exact opposite direction has |cos| = 1 but cos = -1
-    c_neg = np.array([0.0, 1.0, 1.0, 0.0])
-    E_neg = np.array([[0.0, -2.0, -2.0, 0.0], [0.0, 1.0, 0.3, 0.2], [1.0, 0.0, 0.0, 0.0]])
-    c_rand = rng.normal(size=7)
-    E_rand = rng.normal(size=(12, 7)) * rng.uniform(0.2, 5.0, size=(12, 1))
+    A1, A2 = rng.dirichlet(np.ones(4), size=4), rng.dirichlet(np.ones(4), size=4)
+    no_self = rng.dirichlet(np.ones(4), size=5)                      # 5 tokens, every self-weight 0
+    Z1 = np.array([np.insert(r, i, 0.0) for i, r in enumerate(no_self)])
+    Z2 = np.array([np.insert(r, i, 0.0) for i, r in enumerate(rng.dirichlet(np.ones(4), size=5))])
+    copy_rows = np.eye(3)[[2, 0, 1]]                                 # token i copies token (i - 1) mod 3
+    B1 = rng.dirichlet(np.ones(3), size=3)
+    F1, F2 = (rng.dirichlet(np.ones(6), size=6).astype(np.float32) for _ in range(2))
     cases = [
-        Case("一个很长的词向量", (c_len, E_len), _nearest_by_cosine(c_len, E_len),
-             "点积会偏向长向量；余弦相似度（cosine similarity）要除以两个向量的长度。"),
-        Case("离原点很近的短词向量", (c_euc, E_euc), _nearest_by_cosine(c_euc, E_euc),
-             "欧氏距离（Euclidean distance）最近不等于方向最近：比较的是夹角，不是距离。"),
-        Case("方向正好相反的词向量", (c_neg, E_neg), _nearest_by_cosine(c_neg, E_neg),
-             "不要取绝对值：方向相反的余弦是 -1，是最不像的。"),
-        Case("12 个随机长度的 7 维词向量", (c_rand, E_rand), _nearest_by_cosine(c_rand, E_rand),
-             "对每一行算余弦，返回最大值所在的行号（从 0 开始的整数）。"),
+        Case("4 个 token，两轮随机权重", (A1, A2), _two_rounds_ref(A1, A2),
+             "第二轮的输入是第一轮的输出：把 C1 = A1·X 代入 C2 = A2·C1，看 X 前面乘的是什么。"),
+        Case("第一轮什么也不做（A1 是单位矩阵）", (np.eye(4), A2), _two_rounds_ref(np.eye(4), A2),
+             "第一轮让每个词保持原样时，两轮合起来就只剩第二轮。"),
+        Case("每个 token 的自身权重都是 0（像 2.1 的 it 那一行）", (Z1, Z2), _two_rounds_ref(Z1, Z2),
+             "自身权重为 0 的两轮合起来，对角线不一定是 0：token i 可以经由别的词，借回自己的一部分。"),
+        Case("第二轮每个 token 只抄一个邻居", (B1, copy_rows), _two_rounds_ref(B1, copy_rows),
+             "第二轮的一行是独热（one-hot）时，token i 得到的就是那个邻居在第一轮里的整行权重。"),
+        Case("float32 输入，6 个 token", (F1, F2), _two_rounds_ref(F1, F2), "float32 输入按 float32 的精度比较。"),
     ]
-    return run_diagnosed("check_nearest_word", fn, cases, wrong=_NW_WRONG, atol=0.0, rtol=0.0, result_type=int,
-                         general_hint="返回一个整数：E 里与 c 夹角最小（余弦最大）的那一行的下标。")
+    return run_diagnosed("check_two_rounds", fn, cases, wrong=_TR_WRONG, atol=1e-6, rtol=1e-6,
+                         general_hint="返回形状 (T, T) 的矩阵 B：对任何 X，B·X 都等于先用 A1、再用 A2 混合的结果。")
 
 
 # ---- 2.1 exercises that ask for something new (issue 20): all-pairs cosine, a weighted sum without some words

@@ -1,5 +1,5 @@
 """Self-checks for 2.4 (dot-product scores): what adding one vector to every key does to the
-scores, a batch of score matrices, and bilinear scores q W k^T."""
+scores, a batch of score matrices, and the flops of bilinear scores Q W K^T in either order (optional)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import numpy as np
 from .core import Case, CheckResult, float_safe
 from .diagnose import Wrong, run_diagnosed
 
-__all__ = ["check_key_shift", "check_batched_scores", "check_bilinear_scores"]
+__all__ = ["check_key_shift", "check_batched_scores", "check_bilinear_flops"]
 
 
 def check_key_shift(fn) -> CheckResult:
@@ -51,7 +51,7 @@ _KS_WRONG = [
 ]
 
 
-# ---- 2.4 exercises that ask for something new (issue 20): a batch of score matrices, bilinear scores
+# ---- 2.4 exercises that ask for something new (issue 20): a batch of score matrices; (optional) bilinear flops
 
 
 def _batched_scores_ref(Q, K):
@@ -95,36 +95,50 @@ def check_batched_scores(fn) -> CheckResult:
     return run_diagnosed("check_batched_scores", fn, cases, wrong=_BS_WRONG, numpy_only=True, atol=1e-5, rtol=1e-4)
 
 
-def _bilinear_ref(Q, K, W):
-    return np.asarray(Q) @ np.asarray(W) @ np.asarray(K).T
+def _bilinear_flops_ref(T_q, T_kv, d_q, d_kk):
+    return (2 * T_q * d_q * d_kk + 2 * T_q * d_kk * T_kv, 2 * d_q * d_kk * T_kv + 2 * T_q * d_q * T_kv)
 
 
-_BL_WRONG = [
-    Wrong("W 被转置了：分数是 q_i W k_jᵀ，W 的行对应查询的分量、列对应键的分量。",
-          lambda Q, K, W: Q @ W.T @ K.T),
-    Wrong("结果转置了：行是查询、列是键，形状 (T_q, T_kv)。", lambda Q, K, W: K @ W.T @ Q.T),
-    Wrong("W 没有用上：这是普通的点积分数；双线性分数在查询和键之间夹了一个矩阵 W。", lambda Q, K, W: Q @ K.T),
-    Wrong("W 夹错了位置：它应在查询和键之间，先把查询变到键的空间，再与键做点积。", lambda Q, K, W: Q @ K.T @ W),
+def _bf_wrong(kind):
+    def wrong(T_q, T_kv, d_q, d_kk):
+        qw_first, wk_first = _bilinear_flops_ref(T_q, T_kv, d_q, d_kk)
+        return {
+            "multiply-adds": (qw_first // 2, wk_first // 2),
+            "swapped": (wk_first, qw_first),
+            "first product only": (2 * T_q * d_q * d_kk, 2 * d_q * d_kk * T_kv),
+            "second product only": (2 * T_q * d_kk * T_kv, 2 * T_q * d_q * T_kv),
+            "every pair": (2 * T_q * T_kv * (d_q * d_kk + d_kk),) * 2,
+            "inner dimension": (2 * T_q * d_q * d_kk + 2 * T_q * d_q * T_kv, 2 * d_q * d_kk * T_kv + 2 * T_q * d_kk * T_kv),
+        }[kind]
+    return wrong
+
+
+_BF_WRONG = [
+    Wrong("你数的是乘加次数：本系列 1 次乘加记 2 flops（一次乘法、一次加法）。", _bf_wrong("multiply-adds")),
+    Wrong("两个数的顺序反了：第一个是先算 QW 的顺序，第二个是先算 WKᵀ 的顺序。", _bf_wrong("swapped")),
+    Wrong("只数了第一次矩阵乘法：两种顺序都是先乘出一个中间结果，再做第二次乘法得到 (T_q, T_kv) 的分数表，两次都要算。",
+          _bf_wrong("first product only")),
+    Wrong("只数了第二次矩阵乘法：中间结果（QW 或 WKᵀ）也要先乘出来，这一次也要算。", _bf_wrong("second product only")),
+    Wrong("这是对每一对 (i, j) 分别算 q_i W k_jᵀ、什么也不复用的运算量：两种顺序都只把中间结果算一次，再被所有的对共用。",
+          _bf_wrong("every pair")),
+    Wrong("第二次乘法累加的维度不对：QW 的形状是 (T_q, d_kk)，它乘 Kᵀ 时每个分数累加 d_kk 个乘积；"
+          "WKᵀ 的形状是 (d_q, T_kv)，Q 乘它时每个分数累加 d_q 个乘积。", _bf_wrong("inner dimension")),
 ]
 
 
-@float_safe
-def check_bilinear_scores(fn) -> CheckResult:
-    """Check ``fn(Q, K, W) -> S`` of shape (T_q, T_kv), S_ij = q_i W k_j^T, numpy only.
-
-    ``Q`` (T_q, d_q), ``K`` (T_kv, d_kk), ``W`` (d_q, d_kk).
-    """
-    rng = np.random.default_rng(20260242)
-    c1 = (rng.normal(size=(2, 3)), rng.normal(size=(5, 4)), rng.normal(size=(3, 4)))
-    c2 = (rng.normal(size=(4, 3)), rng.normal(size=(4, 3)), rng.normal(size=(3, 3)))    # square W, T_q = T_kv
-    c3 = (rng.normal(size=(3, 4)), rng.normal(size=(6, 4)), np.eye(4))
-    c4 = tuple(a.astype(np.float32) for a in (rng.normal(size=(3, 5)), rng.normal(size=(2, 6)), rng.normal(size=(5, 6))))
+def check_bilinear_flops(fn) -> CheckResult:
+    """Check ``fn(T_q, T_kv, d_q, d_kk) -> (qw_first, wk_first)``: the flops of S = (Q W) K^T and of S = Q (W K^T),
+    with ``Q`` (T_q, d_q), ``W`` (d_q, d_kk), ``K`` (T_kv, d_kk) and an (m, k) x (k, n) product counted 2 m k n.
+    Integers or integer-valued floats pass (a count); the pair may be a tuple or a list."""
     cases = [
-        Case("d_q=3 不等于 d_kk=4，T_q=2，T_kv=5", c1, _bilinear_ref(*c1),
-             "把形状写出来：(T_q, d_q) 乘 (d_q, d_kk) 再乘键的转置 (d_kk, T_kv)，得到 (T_q, T_kv)。"),
-        Case("方阵 W，T_q = T_kv", c2, _bilinear_ref(*c2),
-             "形状都相同时，转置错了也能运行：W 的行对应查询，列对应键；结果的行是查询。"),
-        Case("W 是单位矩阵", c3, _bilinear_ref(*c3), "W 是单位矩阵时，双线性分数就是普通的点积分数。"),
-        Case("float32 输入", c4, _bilinear_ref(*c4), "float32 输入按 float32 的精度比较。"),
+        Case("T_q = 2，T_kv = 5，d_q = 3，d_kk = 4（四个数都不同）", (2, 5, 3, 4), _bilinear_flops_ref(2, 5, 3, 4),
+             "写出每一步的形状：(m, k) 乘 (k, n) 记 2mkn flops；每种顺序都有两次乘法。"),
+        Case("只有一个查询：T_q = 1，T_kv = 1000，d_q = d_kk = 64", (1, 1000, 64, 64), _bilinear_flops_ref(1, 1000, 64, 64),
+             "先算 QW 时，中间结果只有 T_q 行；先算 WKᵀ 时，中间结果有 T_kv 列。"),
+        Case("键很少：T_q = 512，T_kv = 4，d_q = 32，d_kk = 16", (512, 4, 32, 16), _bilinear_flops_ref(512, 4, 32, 16),
+             "两种顺序的第二次乘法累加的维度不同：一个是 d_kk，一个是 d_q。"),
+        Case("方阵情形：T_q = T_kv = 8，d_q = d_kk = 8", (8, 8, 8, 8), _bilinear_flops_ref(8, 8, 8, 8),
+             "形状都一样时，两种顺序的运算量相同。"),
     ]
-    return run_diagnosed("check_bilinear_scores", fn, cases, wrong=_BL_WRONG, numpy_only=True, atol=1e-5, rtol=1e-4)
+    return run_diagnosed("check_bilinear_flops", fn, cases, wrong=_BF_WRONG, atol=0.0, rtol=0.0,
+                         general_hint="返回两个数：先算 QW 的总 flops，和先算 WKᵀ 的总 flops。")

@@ -1,4 +1,4 @@
-"""Self-checks for 2.6 (softmax as normalisation): "is this an attention matrix?", the
+"""Self-checks for 2.6 (softmax as normalisation): scores recovered from the weights (centred per row), the
 bug hunt (attention with two slips: the global max instead of each row's max, and a scale by the square root
 of the number of queries instead of d_k), a masked softmax
 whose fully masked rows give zero weights (transfer), and a stable log-softmax."""
@@ -12,104 +12,59 @@ import helpers as H
 from .core import Case, CheckResult, float_safe, lenient_softmax, run_check
 from .diagnose import Wrong, run_diagnosed
 
-__all__ = ["check_is_attention_matrix", "check_row_max_fix", "check_masked_softmax", "check_log_softmax"]
+__all__ = ["check_centered_scores", "check_row_max_fix", "check_masked_softmax", "check_log_softmax"]
 
 
-def _attn_none_fails(A):
-    """Wrong: "no condition fails" (any(A < 0) or any |row sum - 1| > 1e-6 -> False, else True); NaN lets it through."""
-    A = np.asarray(A, dtype=float)
-    return not (bool(np.any(A < 0)) or bool(np.any(np.abs(A.sum(axis=-1) - 1.0) > 1e-6)))
+def _centered_ref(A):
+    L = np.log(np.asarray(A, dtype=float))
+    return L - L.mean(axis=-1, keepdims=True)
 
 
-# Classic slips of "is this an attention matrix?", most specific first (each has its own hint; without them a
-# slip got the hint of the first case it failed, e.g. a column-sum test was told "this should be True").
-_ATTN_WRONG = [
-    Wrong("你检查的是列和（沿第 0 个轴求和）：注意力矩阵每个查询占一行，要求的是每一行的和为 1，也就是沿最后一个轴求和。",
-          lambda A: bool(np.all(A >= 0) and np.allclose(np.sum(A, axis=0), 1.0, rtol=0.0, atol=1e-6))),
-    Wrong("你检查的是整个矩阵的总和等于行数 T（或者各行和的平均值为 1）：一行 1.3、一行 0.7 也能凑出同样的总和，"
-          "列归一化的方阵也一样。要求的是每一行各自和为 1。",
-          lambda A: bool(np.all(A >= 0) and abs(float(np.sum(A)) - A.shape[0]) <= 1e-6 * A.shape[0])),
-    Wrong("比较行和时要求了严格相等（或者容差比 1e-6 严得多）：浮点数相加有舍入误差，一行 softmax 的和常常与 1 差 1e-16 左右。"
-          "练习规定的是：行和与 1 相差不超过 1e-6，就算和为 1。",
-          lambda A: bool(np.all(A >= 0) and np.all(np.sum(A, axis=-1) == 1.0))),
-    Wrong("NaN 和任何数比较（小于 0、大于容差、等于 1）结果都是 False，所以“只要有一个条件不成立就返回 False，否则返回 True”"
-          "的写法会放过全是 NaN 的一行。反过来写：检查每一个条件都成立（每个元素 ≥ 0 为真，每一行的和与 1 相差不超过 1e-6 为真），"
-          "而不是检查没有一个条件失败。",
-          _attn_none_fails),
+def _cs_wrong(kind):
+    def wrong(A):
+        A_ = np.asarray(A, dtype=float)
+        L = np.log(A_)
+        return {"log only": L, "columns": L - L.mean(axis=0, keepdims=True), "global": L - L.mean(),
+                "row max": L - L.max(axis=-1, keepdims=True), "no log": A_ - A_.mean(axis=-1, keepdims=True),
+                "log10": np.log10(A_) - np.log10(A_).mean(axis=-1, keepdims=True)}[kind]
+    return wrong
+
+
+_CS_WRONG = [
+    Wrong("softmax 对了，但每一行的和不是 0：log A 只是许多答案中的一个。softmax 对一行里每个分数加同一个常数不变，"
+          "选那个让这一行的和变成 0 的常数。", _cs_wrong("log only")),
+    Wrong("减去的是每一列的平均：softmax 沿行归一化，能随意加减、不改变权重的常数是每一行一个，不是每一列一个"
+          "（这又是一次错轴：这样减完，softmax 给不回 A）。", _cs_wrong("columns")),
+    Wrong("减去的是整个矩阵的平均：softmax 给得回 A，但每一行的和不是 0；每一行要减去它自己的平均值。", _cs_wrong("global")),
+    Wrong("减去的是每一行的最大值（稳定 softmax 的做法）：softmax 给得回 A，但这一行的和不是 0；要减去这一行的平均值。",
+          _cs_wrong("row max")),
+    Wrong("没有取对数：softmax 先对分数取 exp，反推时要先取 log。", _cs_wrong("no log")),
+    Wrong("对数的底不对：softmax 用的是 e 的幂，反推要用自然对数。", _cs_wrong("log10")),
 ]
 
 
 @float_safe
-def check_is_attention_matrix(fn) -> CheckResult:
-    """Check ``fn(A) -> bool``: True iff every ROW of A is non-negative and sums to 1 (within 1e-6), numpy only.
-
-    The notebook shows ``H.is_distribution`` doing exactly this test a few cells above, so the exercise asks
-    for it written with numpy alone and refuses the helper (fresh-eyes review: copying it passed).
-
-    The task states the tolerance (1e-6), and the cases hold the learner to it within the slack of
-    numpy's defaults: a row off by 5e-7 is True (a tolerance of 1e-9 or exact equality fails), a row
-    off by 3e-5 is False (a tolerance of 1e-4 fails; ``np.allclose``'s 1e-5 + 1e-8 passes). The other
-    False cases have a defect far outside any tolerance (row sums off by 0.3 or 1e-3, a
-    column-normalised matrix, a negative weight, NaN; a row with a negative weight whose absolute values sum
-    to 1, which a test of the absolute values' sum alone lets through). The answer must be a bool (True/False).
-    """
-    rng = np.random.default_rng(20260206)
-    S = rng.normal(size=(4, 4)) * 3
-    good = H.softmax(S, axis=-1)
-    wrong_axis = H.softmax(S, axis=0)
-    negative = good.copy()
-    negative[0] = [1.2, -0.2, 0.0, 0.0]
-    negative_below_one = good.copy()
-    negative_below_one[1] = [0.6, 0.6, -0.2, 0.0]  # every entry <= 1: an upper-bound test does not notice
-    negative_abs_one = good.copy()
-    negative_abs_one[3] = [0.7, -0.3, 0.0, 0.0]    # |a| sums to 1: a test of the absolute values does not notice
+def check_centered_scores(fn) -> CheckResult:
+    """Check ``fn(A) -> S`` of the shape of ``A`` (T_q, T_kv), every entry of A > 0 and every row summing to 1:
+    softmax of each row of S gives back A, and every row of S sums to 0. Expected ``log A`` minus each row's mean."""
+    rng = np.random.default_rng(20260207)
+    square = H.softmax(rng.normal(size=(4, 4)) * 2)
     rect = H.softmax(rng.normal(size=(2, 5)))
-    wrong_axis_rect = H.softmax(rng.normal(size=(5, 2)), axis=0)  # (5, 2): its columns sum to 1
-    plus_03 = good.copy()
-    plus_03[1] *= 1.3
-    minus_03 = good.copy()
-    minus_03[2] *= 0.7
-    shuffled = good.copy()
-    shuffled[0] *= 1.3
-    shuffled[3] *= 0.7  # total mass still T: only a per-row test notices
-    small_off = rect.copy()
-    small_off[1] *= 1.001
-    rounding = good.copy()
-    rounding[:, 0] += 1e-12
-    nan_row = good.copy()
-    nan_row[2] = np.nan
-    within = rect.copy()
-    within[0] *= 1 + 5e-7                                # inside the stated tolerance 1e-6
-    outside = rect.copy()
-    outside[1] *= 1 + 3e-5                               # outside it (a tolerance of 1e-4 would say True)
+    tall = H.softmax(rng.normal(size=(5, 3)))
+    peaked = H.softmax(np.array([[30.0, 0.0, -5.0, 2.0], [0.0, 0.0, 0.0, 0.0]]))   # a weight near 1e-15; a uniform row
+    f32 = H.softmax(rng.normal(size=(3, 4))).astype(np.float32)
     cases = [
-        Case("按行做的 softmax", (good,), True, "注意力矩阵的每一行都非负且和为 1，应返回 True。"),
-        Case("按列做的 softmax（错轴 bug）", (wrong_axis,), False,
-             "这个矩阵每一列的和为 1，每一行却不是：要检查的是行和（最后一个轴），不是列和。"),
-        Case("行和都为 1，但有一个权重为负", (negative,), False, "权重还必须非负：每一个元素都要 ≥ 0。"),
-        Case("行和都为 1，每个元素都不超过 1，但有一个权重为负", (negative_below_one,), False,
-             "检查的是“非负”（每个元素 ≥ 0），而不是“不超过 1”：和为 1 的一行里仍可能有负数。"),
-        Case("有一个权重为负，这一行的绝对值加起来恰好是 1", (negative_abs_one,), False,
-             "这一行的和其实是 0.4：取了绝对值再求和，负的权重就被当成了正的。非负和行和为 1 是两个条件，各查各的。"),
-        Case("长方形矩阵（T_q = 2，T_kv = 5）", (rect,), True, "矩阵每个查询一行，不必是方阵。"),
-        Case("单位矩阵", (np.eye(3),), True, "独热（one-hot）的行是合法的注意力行：0 也是允许的非负数。"),
-        Case("有一行的和是 1.3", (plus_03,), False, "逐行检查和是否为 1，而不是只看非负或只看形状。"),
-        Case("有一行的和是 0.7", (minus_03,), False, "逐行检查和是否为 1（在容差 1e-6 之内）。"),
-        Case("总和为 T，但有两行分别是 1.3 和 0.7", (shuffled,), False,
-             "整个矩阵的总和或行和的平均值为 1 并不够：每一行都必须各自和为 1。"),
-        Case("有一行的和是 1.001", (small_off,), False, "容差是 1e-6：差 0.001 已经远超容差。"),
-        Case("只有 1e-12 的浮点舍入误差", (rounding,), True,
-             "浮点数相加有舍入误差：比较行和时要留一点容差，不要要求严格相等。"),
-        Case("有一行的和是 1 + 5e-7（在容差 1e-6 之内）", (within,), True,
-             "练习规定的容差是 1e-6：行和与 1 相差不超过 1e-6 就算和为 1，你的容差太严了。"),
-        Case("有一行的和是 1 + 3e-5（超出容差 1e-6）", (outside,), False,
-             "练习规定的容差是 1e-6：差 3e-5 已经超出，你的容差太宽了。"),
-        Case("有一行全是 NaN（0/0）", (nan_row,), False, "NaN 既不是非负数，也不会和为 1：应返回 False。"),
-        Case("长方形矩阵（5 × 2），列和为 1", (wrong_axis_rect,), False,
-             "长方形矩阵的行和与列和长度不同：沿最后一个轴（每个查询的一行）求和。"),
+        Case("4 × 4 的注意力矩阵", (square,), _centered_ref(square),
+             "softmax 先取 exp 再归一化：反推时先取对数；再想清楚这一行能加减什么而不改变权重。"),
+        Case("长方形矩阵（T_q = 2，T_kv = 5）", (rect,), _centered_ref(rect),
+             "每个查询一行：可以随意加减的常数，每一行一个；结果与 A 的形状相同。"),
+        Case("长方形矩阵（5 × 3）", (tall,), _centered_ref(tall), "行和为 0 是每一行各自为 0，沿每个查询的那一行求平均。"),
+        Case("有一个极小的权重，还有一行是均匀的", (peaked,), _centered_ref(peaked),
+             "均匀的一行，分数全相等，行和为 0 就只能全是 0。"),
+        Case("float32 输入", (f32,), _centered_ref(f32), "float32 输入按 float32 的精度比较。"),
     ]
-    return run_diagnosed("check_is_attention_matrix", fn, cases, wrong=_ATTN_WRONG, numpy_only=True, ask="只用 numpy 写出这两个条件（不调用 H.is_distribution）",
-                         atol=0.0, rtol=0.0, result_type=bool)
+    return run_diagnosed("check_centered_scores", fn, cases, wrong=_CS_WRONG, atol=1e-6, rtol=1e-6,
+                         general_hint="返回与 A 同形状的分数：对每一行做 softmax 得回 A，并且每一行的和为 0。")
 
 
 def _attention_ref(Q, K, V):
