@@ -1,4 +1,4 @@
-"""The capstone self-checks (2.12): batched causal multi-head attention from scratch, and the learner's own test.
+"""The capstone self-checks (2.12): batched multi-head attention with a prefix-LM mask from scratch, and the learner's own test.
 
 Part 1: a correct numpy-only solution passes; the classic mistakes fail with the right (Chinese) hint;
 any route into ``helpers`` is refused. Part 2: a good learner test is accepted; a weak one (shapes only,
@@ -26,8 +26,17 @@ def _softmax(S, axis=-1):
     return e / e.sum(axis=axis, keepdims=True)
 
 
-def _mha(X, W_Q, W_K, W_V, W_O, n_heads, *, scale="head", axis=-1, k=1, fill=-np.inf, after=False,
-         split="right", transpose="swap", stable=True, project=True):
+def _blocked(T, n_prefix, k=1, prefix="right"):
+    """(T, T) bool, True where query i must not see key j: after it (k=1; k=0 also hides the diagonal) and
+    outside the prefix (the first n_prefix tokens, which every query sees). Written here, not taken from the check."""
+    i, j = np.indices((T, T))
+    P = {"right": n_prefix, "ignored": 0, "one more": n_prefix + 1}.get(prefix, n_prefix)
+    in_prefix = (j < P) | ((i < P) if prefix == "sees all" else False)
+    return (j - i >= k) & ~in_prefix
+
+
+def _mha(X, W_Q, W_K, W_V, W_O, n_heads, n_prefix, *, scale="head", axis=-1, k=1, fill=-np.inf, after=False,
+         split="right", transpose="swap", stable=True, project=True, prefix="right"):
     B, T, _ = X.shape
 
     def heads(Y):
@@ -40,7 +49,7 @@ def _mha(X, W_Q, W_K, W_V, W_O, n_heads, *, scale="head", axis=-1, k=1, fill=-np
     d_k = Q.shape[-1]
     Kt = np.swapaxes(K, -1, -2) if transpose == "swap" else K.T
     S = Q @ Kt / {"head": np.sqrt(d_k), "total": np.sqrt(n_heads * d_k), "none": 1.0, "d_k": d_k}[scale]
-    future = np.triu(np.ones((T, T), dtype=bool), k=k) if k is not None else np.zeros((T, T), bool)
+    future = _blocked(T, n_prefix, k, prefix) if k is not None else np.zeros((T, T), bool)
     with np.errstate(all="ignore"):
         if after == "renormalise":
             A = np.where(future, 0.0, _softmax(S, axis))
@@ -58,29 +67,39 @@ def _mha(X, W_Q, W_K, W_V, W_O, n_heads, *, scale="head", axis=-1, k=1, fill=-np
     return out.reshape(B, T, -1) @ W_O if project else out.reshape(B, T, -1)
 
 
-def good(X, W_Q, W_K, W_V, W_O, n_heads):
+def good(X, W_Q, W_K, W_V, W_O, n_heads, n_prefix):
     """An independent correct solution: numpy only."""
-    return _mha(X, W_Q, W_K, W_V, W_O, n_heads)
+    return _mha(X, W_Q, W_K, W_V, W_O, n_heads, n_prefix)
 
 
-def good_loop(X, W_Q, W_K, W_V, W_O, n_heads):
+def good_loop(X, W_Q, W_K, W_V, W_O, n_heads, n_prefix):
     """Another correct variant: loop over heads, mask with a large negative number, no batch reshape."""
     d_k, d_v = W_Q.shape[1] // n_heads, W_V.shape[1] // n_heads
     T = X.shape[-2]
+    penalty = np.triu(np.full((T, T), -1e30), k=1)
+    penalty[:, :n_prefix] = 0.0                                  # every query sees the whole prefix
     outs = []
     for h in range(n_heads):
         q, k, v = X @ W_Q[:, h * d_k:(h + 1) * d_k], X @ W_K[:, h * d_k:(h + 1) * d_k], X @ W_V[:, h * d_v:(h + 1) * d_v]
-        s = np.einsum("bid,bjd->bij", q, k) / np.sqrt(d_k) + np.triu(np.full((T, T), -1e30), k=1)
+        s = np.einsum("bid,bjd->bij", q, k) / np.sqrt(d_k) + penalty
         outs.append(_softmax(s) @ v)
     return np.concatenate(outs, axis=-1) @ W_O
 
 
 def test_reference_equals_helpers_multi_head():
+    # no prefix (or a prefix of one token): the helpers' causal multi-head attention; the whole sequence: bidirectional;
+    # any prefix: the helpers' attention per head with the mask written out here
     for case in _cases():
-        X, W_Q, W_K, W_V, W_O, h = case.args
-        ref = multi_head_self_attention(X, W_Q, W_K, W_V, W_O, n_heads=h, causal=True).output
+        X, W_Q, W_K, W_V, W_O, h, P = case.args
+        T = X.shape[1]
+        if P <= 1 or P == T:
+            ref = multi_head_self_attention(X, W_Q, W_K, W_V, W_O, n_heads=h, causal=P < T).output
+            assert np.allclose(case.expected, ref, rtol=1e-9, atol=1e-9), case.label
+        split = lambda Y: Y.reshape(*Y.shape[:-1], h, -1).swapaxes(-2, -3)            # (B, h, T, d)
+        out = H.scaled_dot_product_attention(split(X @ W_Q), split(X @ W_K), split(X @ W_V),
+                                             mask=~_blocked(T, P)).output
+        ref = out.swapaxes(-2, -3).reshape(X.shape[0], T, -1) @ W_O
         assert np.allclose(case.expected, ref, rtol=1e-9, atol=1e-9), case.label
-        assert case.expected is not None and X.ndim == 3
 
 
 def test_the_hidden_cases_cover_the_promised_situations():
@@ -89,10 +108,13 @@ def test_the_hidden_cases_cover_the_promised_situations():
     assert all(c.args[0].ndim == 3 for c in cases), "every case is batched (B, T, d_model)"
     assert any(c.args[0].shape[0] >= 3 for c in cases)
     assert {c.args[5] for c in cases} >= {1, 2, 3, 4}, "one head and several heads"
+    prefixes = [(c.args[6], c.args[0].shape[1]) for c in cases]
+    assert (0, 5) in prefixes and any(P == T for P, T in prefixes) and any(1 < P < T for P, T in prefixes), \
+        "no prefix, the whole sequence, and a prefix in between"
     assert any(c.args[1].shape[1] // c.args[5] != c.args[3].shape[1] // c.args[5] for c in cases), "d_v != d_k"
     assert any(c.args[4].shape[1] != c.args[0].shape[-1] for c in cases), "d_out != d_model"
     huge = next(c for c in cases if "上溢" in c.label)
-    X, W_Q, W_K, _, _, h = huge.args
+    X, W_Q, W_K, _, _, h, _ = huge.args
     S = (X @ W_Q[:, :3]) @ np.swapaxes(X @ W_K[:, :3], -1, -2) / np.sqrt(3)
     assert np.abs(S).max() > 710, "the large case must really overflow np.exp"
 
@@ -105,6 +127,9 @@ WRONG = {
     "off by one (-inf)": (functools.partial(_mha, k=0), ["看见自己"]),
     "off by one (-1e9)": (functools.partial(_mha, k=0, fill=-1e9), ["对角线", "看见自己"]),
     "no mask": (functools.partial(_mha, k=None), ["未来"]),
+    "the prefix ignored (plain causal)": (functools.partial(_mha, prefix="ignored"), ["没有前缀"]),
+    "the prefix sees the whole sequence": (functools.partial(_mha, prefix="sees all"), ["看见了整个序列"]),
+    "a prefix one token too long": (functools.partial(_mha, prefix="one more"), ["多算了一个词"]),
     "wrong head split": (functools.partial(_mha, split="wrong"), ["(B, T, h, d)"]),
     "divided by d_k, not its root": (functools.partial(_mha, scale="d_k"), ["d_k 本身", "平方根"]),   # fresh-eyes review
     "no output projection": (functools.partial(_mha, project=False), ["W_O"]),                      # fresh-eyes review
@@ -124,13 +149,14 @@ test_correct_solutions_pass, test_classic_mistakes_fail_with_a_chinese_hint = ch
 def test_diagnoses_are_distinct():
     assert _diagnose(good) is None and _diagnose(good_loop) is None
     kinds = ["no scaling", "scale by total width", "softmax down the columns", "mask after softmax",
-             "off by one (-inf)", "no mask", "wrong head split"]
+             "off by one (-inf)", "no mask", "wrong head split", "the prefix ignored (plain causal)",
+             "the prefix sees the whole sequence", "a prefix one token too long"]
     names = {_diagnose(WRONG[k][0]) for k in kinds}
     assert None not in names and len(names) == len(kinds)
 
 
 def test_not_done_yet_and_not_a_function(capsys):
-    def stub(X, W_Q, W_K, W_V, W_O, n_heads):
+    def stub(X, W_Q, W_K, W_V, W_O, n_heads, n_prefix):
         raise NotImplementedError
 
     r = check_capstone(stub)
@@ -140,7 +166,7 @@ def test_not_done_yet_and_not_a_function(capsys):
 
 
 def test_never_prints_expected_values(capsys):
-    check_capstone(lambda X, W_Q, W_K, W_V, W_O, n_heads: np.zeros((*X.shape[:-1], W_O.shape[1])))
+    check_capstone(lambda X, W_Q, W_K, W_V, W_O, n_heads, n_prefix: np.zeros((*X.shape[:-1], W_O.shape[1])))
     check_capstone(WRONG["no scaling"][0])
     out = capsys.readouterr().out
     assert "[[" not in out and "array(" not in out
@@ -151,11 +177,11 @@ def test_never_prints_expected_values(capsys):
 
 # ---- part 1: numpy only --------------------------------------------------------------------------
 
-def uses_H(X, W_Q, W_K, W_V, W_O, n_heads):
+def uses_H(X, W_Q, W_K, W_V, W_O, n_heads, n_prefix):
     return multi_head_self_attention(X, W_Q, W_K, W_V, W_O, n_heads, causal=True).output
 
 
-def uses_H_softmax(X, W_Q, W_K, W_V, W_O, n_heads):
+def uses_H_softmax(X, W_Q, W_K, W_V, W_O, n_heads, n_prefix):
     B, T, _ = X.shape
     d = W_Q.shape[1] // n_heads
     sp = lambda Y: Y.reshape(B, T, n_heads, -1).transpose(0, 2, 1, 3)
@@ -171,49 +197,49 @@ def my_softmax(S):            # the learner's own function... which delegates to
     return softmax_from_helpers(S)
 
 
-def uses_own_wrapper(X, W_Q, W_K, W_V, W_O, n_heads):
+def uses_own_wrapper(X, W_Q, W_K, W_V, W_O, n_heads, n_prefix):
     B, T, _ = X.shape
     d = W_Q.shape[1] // n_heads
     sp = lambda Y: Y.reshape(B, T, n_heads, -1).transpose(0, 2, 1, 3)
     Q, K, V = sp(X @ W_Q), sp(X @ W_K), sp(X @ W_V)
-    S = np.where(np.triu(np.ones((T, T), bool), 1), -np.inf, Q @ np.swapaxes(K, -1, -2) / np.sqrt(d))
+    S = np.where(_blocked(T, n_prefix), -np.inf, Q @ np.swapaxes(K, -1, -2) / np.sqrt(d))
     return (my_softmax(S) @ V).transpose(0, 2, 1, 3).reshape(B, T, -1) @ W_O
 
 
 def _closure_version():
     sm = H.softmax
 
-    def fn(X, W_Q, W_K, W_V, W_O, n_heads):
-        return good(X, W_Q, W_K, W_V, W_O, n_heads) + 0 * sm(np.zeros(2))[0]
+    def fn(X, W_Q, W_K, W_V, W_O, n_heads, n_prefix):
+        return good(X, W_Q, W_K, W_V, W_O, n_heads, n_prefix) + 0 * sm(np.zeros(2))[0]
     return fn
 
 
-def uses_default(X, W_Q, W_K, W_V, W_O, n_heads, sm=H.softmax):
-    return good(X, W_Q, W_K, W_V, W_O, n_heads) + 0 * sm(np.zeros(2))[0]
+def uses_default(X, W_Q, W_K, W_V, W_O, n_heads, n_prefix, sm=H.softmax):
+    return good(X, W_Q, W_K, W_V, W_O, n_heads, n_prefix) + 0 * sm(np.zeros(2))[0]
 
 
-def uses_import(X, W_Q, W_K, W_V, W_O, n_heads):
+def uses_import(X, W_Q, W_K, W_V, W_O, n_heads, n_prefix):
     import helpers  # noqa: F401
-    return good(X, W_Q, W_K, W_V, W_O, n_heads)
+    return good(X, W_Q, W_K, W_V, W_O, n_heads, n_prefix)
 
 
-def uses_dunder_import(X, W_Q, W_K, W_V, W_O, n_heads):
+def uses_dunder_import(X, W_Q, W_K, W_V, W_O, n_heads, n_prefix):
     return __import__("helpers").heads.multi_head_self_attention(X, W_Q, W_K, W_V, W_O, n_heads, causal=True).output
 
 
 TOOLBOX = {"mha": multi_head_self_attention}
 
 
-def uses_a_dict(X, W_Q, W_K, W_V, W_O, n_heads):
+def uses_a_dict(X, W_Q, W_K, W_V, W_O, n_heads, n_prefix):
     return TOOLBOX["mha"](X, W_Q, W_K, W_V, W_O, n_heads, causal=True).output
 
 
 HIDDEN = types.SimpleNamespace(lib=H)
 
 
-def uses_a_namespace(X, W_Q, W_K, W_V, W_O, n_heads):
+def uses_a_namespace(X, W_Q, W_K, W_V, W_O, n_heads, n_prefix):
     """Invisible to the static scan (an attribute of a plain object); the tripwire sees the call."""
-    return HIDDEN.lib.self_attention(X[..., :1, :], W_Q, W_K, W_V).output.sum() * 0 + good(X, W_Q, W_K, W_V, W_O, n_heads)
+    return HIDDEN.lib.self_attention(X[..., :1, :], W_Q, W_K, W_V).output.sum() * 0 + good(X, W_Q, W_K, W_V, W_O, n_heads, n_prefix)
 
 
 @pytest.mark.parametrize("fn", [uses_H, uses_H_softmax, uses_own_wrapper, _closure_version(), uses_default, uses_import,
@@ -336,7 +362,7 @@ def test_attention_test_not_done_yet_and_not_a_function(capsys):
 def test_the_implementations_are_what_they_claim():
     X = _rand(6, 4, 3)
     correct = _make_impl("correct")(X)
-    assert np.allclose(correct, _reference(X[None], *_weights(4), np.eye(4), 1)[0])
+    assert np.allclose(correct, _reference(X[None], *_weights(4), np.eye(4), 1, 0)[0])   # no prefix: causal
     for kind in ("off by one", "no mask", "mask after softmax", "wrong axis", "position bias"):
         assert not np.allclose(_make_impl(kind)(X), correct), kind
 
@@ -496,11 +522,11 @@ def test_unseeded_flaky_test_is_told_about_seeds(capsys):
 
 
 def test_heads_concatenated_in_reverse_order_are_rejected_with_a_relevant_hint(capsys):
-    def reversed_heads(X, W_Q, W_K, W_V, W_O, n_heads):
+    def reversed_heads(X, W_Q, W_K, W_V, W_O, n_heads, n_prefix):
         B, T, _ = X.shape
         sp = lambda Y: Y.reshape(B, T, n_heads, -1).transpose(0, 2, 1, 3)
         Q, K, V = sp(X @ W_Q), sp(X @ W_K), sp(X @ W_V)
-        S = np.where(np.triu(np.ones((T, T), bool), 1), -np.inf, Q @ np.swapaxes(K, -1, -2) / np.sqrt(Q.shape[-1]))
+        S = np.where(_blocked(T, n_prefix), -np.inf, Q @ np.swapaxes(K, -1, -2) / np.sqrt(Q.shape[-1]))
         out = (_softmax(S) @ V)[:, ::-1]
         return out.transpose(0, 2, 1, 3).reshape(B, T, -1) @ W_O
 
@@ -542,17 +568,17 @@ def test_a_test_demanding_bit_identical_rows_after_a_permutation_still_gets_the_
 
 # ---- checks review (issue 20, a novice's own answers): two head-handling slips are diagnosed by name ----------
 
-def _strided_heads(X, W_Q, W_K, W_V, W_O, n_heads):
+def _strided_heads(X, W_Q, W_K, W_V, W_O, n_heads, n_prefix):
     B, T, _ = X.shape
     Q, K, V = ((X @ W).reshape(B, T, -1, n_heads).transpose(0, 3, 1, 2) for W in (W_Q, W_K, W_V))
-    S = np.where(np.triu(np.ones((T, T), dtype=bool), 1), -np.inf, Q @ np.swapaxes(K, -1, -2) / np.sqrt(Q.shape[-1]))
+    S = np.where(_blocked(T, n_prefix), -np.inf, Q @ np.swapaxes(K, -1, -2) / np.sqrt(Q.shape[-1]))
     return (_softmax(S, -1) @ V).transpose(0, 2, 1, 3).reshape(B, T, -1) @ W_O
 
 
-def _heads_not_moved_back(X, W_Q, W_K, W_V, W_O, n_heads):
+def _heads_not_moved_back(X, W_Q, W_K, W_V, W_O, n_heads, n_prefix):
     B, T, _ = X.shape
     Q, K, V = ((X @ W).reshape(B, T, n_heads, -1).transpose(0, 2, 1, 3) for W in (W_Q, W_K, W_V))
-    S = np.where(np.triu(np.ones((T, T), dtype=bool), 1), -np.inf, Q @ np.swapaxes(K, -1, -2) / np.sqrt(Q.shape[-1]))
+    S = np.where(_blocked(T, n_prefix), -np.inf, Q @ np.swapaxes(K, -1, -2) / np.sqrt(Q.shape[-1]))
     return (_softmax(S, -1) @ V).reshape(B, T, -1) @ W_O          # (B, h, T, d) read as (B, T, h*d)
 
 

@@ -3,18 +3,20 @@
 ``from helpers.checks import check_capstone`` (part 2, the learner's own test, is
 :mod:`helpers.checks.nb12_capstone_test`)
 
-Part 1, :func:`check_capstone`: the learner writes batched, causal, multi-head
-self-attention from scratch, numpy only::
+Part 1, :func:`check_capstone`: the learner writes batched, multi-head self-attention with a
+prefix-LM mask from scratch, numpy only (the first ``n_prefix`` tokens see one another, as in the
+bidirectional encoder of 2.13; every later token sees the tokens up to itself, as in 2.10)::
 
-    my_causal_mha(X, W_Q, W_K, W_V, W_O, n_heads) -> output
+    my_causal_mha(X, W_Q, W_K, W_V, W_O, n_heads, n_prefix) -> output
     X (B, T, d_model); W_Q, W_K (d_model, h*d_k); W_V (d_model, h*d_v); W_O (h*d_v, d_out)
-    output (B, T, d_out)
+    output (B, T, d_out); query i may attend to key j iff j <= i or j < n_prefix (from 0)
 
 The check first refuses a function that reaches into ``helpers`` (a static scan of the
 names its code loads, its closure, its defaults and, recursively, the learner's own
 functions it calls; then a run with every ``helpers`` function replaced by a tripwire
 that records the call). Then it compares with an independent reference on hidden cases
-(one token, one head, d_v != d_k, huge scores, batches, d_out != d_model) and, on
+(one token, no prefix, one head, d_v != d_k, huge scores, batches, d_out != d_model, the whole
+sequence as the prefix) and, on
 failure, names the classic mistake the output matches. No expected value is printed.
 """
 
@@ -37,7 +39,13 @@ __all__ = ["check_capstone"]
 
 # ---- reference (independent of helpers.attention and helpers.heads: loops over batch and heads) ---
 
-def _reference(X, W_Q, W_K, W_V, W_O, n_heads):
+def _visible(T, n_prefix):
+    """(T, T) bool: query i may attend to key j iff j <= i or j < n_prefix."""
+    i, j = np.indices((T, T))
+    return (j <= i) | (j < n_prefix)
+
+
+def _reference(X, W_Q, W_K, W_V, W_O, n_heads, n_prefix):
     B, T, _ = X.shape
     d_k, d_v = W_Q.shape[1] // n_heads, W_V.shape[1] // n_heads
     out = np.zeros((B, T, n_heads * d_v))
@@ -47,39 +55,45 @@ def _reference(X, W_Q, W_K, W_V, W_O, n_heads):
             k = X[b] @ W_K[:, h * d_k:(h + 1) * d_k]
             v = X[b] @ W_V[:, h * d_v:(h + 1) * d_v]
             for i in range(T):
-                s = np.array([q[i] @ k[j] / math.sqrt(d_k) for j in range(i + 1)])   # keys 0..i only
-                out[b, i, h * d_v:(h + 1) * d_v] = H.softmax(s) @ v[: i + 1]
+                keys = [j for j in range(T) if j <= i or j < n_prefix]        # the past, and the whole prefix
+                s = np.array([q[i] @ k[j] / math.sqrt(d_k) for j in keys])
+                out[b, i, h * d_v:(h + 1) * d_v] = H.softmax(s) @ v[keys]
     return out @ W_O
 
 
-def _inputs(rng, B, T, d_model, h, d_k, d_v, d_out, scale=1.0):
+def _inputs(rng, B, T, d_model, h, d_k, d_v, d_out, n_prefix, scale=1.0):
     X = rng.normal(size=(B, T, d_model)) * scale
     W_Q, W_K = (rng.normal(size=(d_model, h * d_k)) / math.sqrt(d_model) for _ in range(2))
     W_V = rng.normal(size=(d_model, h * d_v)) / math.sqrt(d_model)
     W_O = rng.normal(size=(h * d_v, d_out)) / math.sqrt(h * d_v)
-    return (X, W_Q, W_K, W_V, W_O, h)
+    return (X, W_Q, W_K, W_V, W_O, h, n_prefix)
 
 
 _ORDER = ("按这个顺序检查：先用三个权重矩阵分别投影出查询、键、值；把最后一维切成 n_heads 段，头这一维放到 T 前面；"
-          "每个头内，查询与键的点积除以每头宽度 d_k 的平方根；softmax 之前挡住未来的键（键的位置在查询之后）；"
+          "每个头内，查询与键的点积除以每头宽度 d_k 的平方根；softmax 之前挡住看不见的键（在查询之后、又不在前缀里的键）；"
           "对每个查询的那一行（各个键）做 softmax；用权重对值加权求和；把各头按顺序拼回去；最后乘输出矩阵。")
 
 
 def _cases() -> list[Case]:
     rng = np.random.default_rng(20260212)
-    one = _inputs(rng, 1, 1, 4, 2, 2, 2, 4)
-    basic = _inputs(rng, 2, 4, 6, 2, 3, 3, 6)
-    single = _inputs(rng, 2, 5, 4, 1, 4, 4, 4)
-    dv = _inputs(rng, 2, 5, 6, 3, 2, 4, 6)
-    huge = _inputs(rng, 2, 5, 6, 2, 3, 3, 6, scale=60.0)
-    big = _inputs(rng, 3, 7, 8, 4, 2, 3, 5)
+    one = _inputs(rng, 1, 1, 4, 2, 2, 2, 4, 0)
+    causal = _inputs(rng, 2, 5, 6, 2, 3, 3, 6, 0)
+    basic = _inputs(rng, 2, 5, 6, 2, 3, 3, 6, 2)
+    single = _inputs(rng, 2, 5, 4, 1, 4, 4, 4, 3)
+    dv = _inputs(rng, 2, 5, 6, 3, 2, 4, 6, 2)
+    huge = _inputs(rng, 2, 5, 6, 2, 3, 3, 6, 2, scale=60.0)
+    big = _inputs(rng, 3, 7, 8, 4, 2, 3, 5, 3)
+    whole = _inputs(rng, 2, 4, 6, 2, 3, 3, 6, 4)
     return [
         Case("一个序列、一个词 (B = 1, T = 1)", one, _reference(*one),
              "每个词都能看见自己：掩码保留对角线（键不在查询之后就允许），所以只有一个词时它的权重是 1，每个头的输出就是它自己的值向量；"
              "如果这一点没问题，再检查各头拼回去的顺序（第 1 个头在最前面）。"),
-        Case("B = 2, T = 4, d_model = 6, 2 个头", basic, _reference(*basic), _ORDER),
-        Case("只有 1 个头 (n_heads = 1)", single, _reference(*single),
-             "一个头时，结果就是 2.10 的单头因果注意力再乘 W_O。"),
+        Case("没有前缀 (n_prefix = 0)：就是因果注意力", causal, _reference(*causal),
+             "没有前缀时就是 2.10 的因果注意力：每个词看见它自己和它前面的词。" + _ORDER),
+        Case("B = 2, T = 5, 2 个头，前缀 2 个词", basic, _reference(*basic),
+             "前缀里的词互相都看得见（前缀里靠前的词也看得见前缀里靠后的词）；前缀之后的词照常只看自己和前面的词。"),
+        Case("只有 1 个头 (n_heads = 1)，前缀 3 个词", single, _reference(*single),
+             "一个头时，结果就是带前缀掩码的单头注意力再乘 W_O。"),
         Case("3 个头，每头 d_v = 4 不等于 d_k = 2", dv, _reference(*dv),
              "查询/键的每头宽度由它们的投影矩阵的列数和头数决定，值的每头宽度由值的投影矩阵决定，两者可以不同；"
              "缩放用查询/键的每头宽度 d_k。"),
@@ -87,13 +101,15 @@ def _cases() -> list[Case]:
         Case("B = 3, T = 7, 4 个头, d_out = 5 不等于 d_model", big, _reference(*big),
              "输出宽度由输出矩阵的列数决定；转置键时只交换最后两个轴（二维时的那种转置会把所有轴都倒过来，"
              "批量和头的轴也被打乱）。"),
+        Case("前缀就是整个序列 (n_prefix = T)", whole, _reference(*whole),
+             "整个序列都是前缀时，每个词都看得见所有的词：这就是 2.13 那种双向编码器的注意力，没有任何键被挡住。"),
     ]
 
 
 # ---- diagnosis: what a failing function looks like ---------------------------------------------
 
-def _variant(X, W_Q, W_K, W_V, W_O, h, *, scale="head", axis=-1, mask="causal", after=False, fill=-np.inf,
-             split="right", project=True):
+def _variant(X, W_Q, W_K, W_V, W_O, h, n_prefix, *, scale="head", axis=-1, mask="causal", after=False, fill=-np.inf,
+             split="right", project=True, prefix="right"):
     B, T, _ = X.shape
     Q, K, V = X @ W_Q, X @ W_K, X @ W_V
 
@@ -108,8 +124,11 @@ def _variant(X, W_Q, W_K, W_V, W_O, h, *, scale="head", axis=-1, mask="causal", 
     Qh, Kh, Vh = heads(Q), heads(K), heads(V)
     div = {"head": math.sqrt(Qh.shape[-1]), "total": math.sqrt(Q.shape[-1]), "none": 1.0, "d_k": Qh.shape[-1]}[scale]
     S = Qh @ np.swapaxes(Kh, -1, -2) / div
-    blocked = {"causal": np.triu(np.ones((T, T), bool), k=1), "diagonal too": np.triu(np.ones((T, T), bool), k=0),
-               "anti": np.tril(np.ones((T, T), bool), k=-1), "none": np.zeros((T, T), bool)}[mask]
+    i, j = np.indices((T, T))
+    P = {"right": n_prefix, "ignored": 0, "one more": n_prefix + 1}.get(prefix, n_prefix)
+    seen = (j < P) | ((i < P) if prefix == "sees all" else False)     # what the prefix adds to the causal mask
+    blocked = {"causal": (j > i) & ~seen, "diagonal too": (j >= i) & ~seen,
+               "anti": (j < i) & ~seen, "none": np.zeros((T, T), bool)}[mask]
     if after == "renormalise":                              # softmax over every key, zero the future, divide by the new sum
         A = np.where(blocked, 0.0, lenient_softmax(S, axis))
         with np.errstate(invalid="ignore", divide="ignore"):
@@ -128,6 +147,9 @@ def _variant(X, W_Q, W_K, W_V, W_O, h, *, scale="head", axis=-1, mask="causal", 
 _OFF_BY_ONE = "像一个连对角线也挡住的掩码（错了一位）：每个词必须能看见自己，只有对角线以上（键在查询之后）才是未来。"
 
 _DIAGNOSES = [
+    (dict(prefix="ignored"), "像普通的因果注意力、没有前缀：前缀里的词要互相看得见，靠前的词也看得见前缀里靠后的词。"),
+    (dict(prefix="sees all"), "像让前缀里的词看见了整个序列：前缀里的词只互相看得见，前缀之后的词对它们仍是未来。"),
+    (dict(prefix="one more"), "像前缀多算了一个词：前缀是前 n_prefix 个词（代码里下标 0 到 n_prefix − 1）。"),
     (dict(scale="none"), "像没有缩放的注意力：分数要除以每个头的宽度 d_k 的平方根。"),
     (dict(scale="total"), "像用所有头的总宽度做缩放：每个头只看自己的 d_k 维，缩放也只用每头宽度 d_k 的平方根。"),
     (dict(scale="d_k"), "像除以了每头宽度 d_k 本身：要除以的是它的平方根（分数的标准差是 √d_k，2.5 节）。"),
@@ -136,7 +158,7 @@ _DIAGNOSES = [
     (dict(after=True), "像在 softmax 之后才掩码（把未来的权重清零）：那样每行不再和为 1。要在 softmax 之前把掩码加到分数上。"),
     (dict(mask="diagonal too"), _OFF_BY_ONE),
     (dict(mask="diagonal too", fill=-1e9), _OFF_BY_ONE),
-    (dict(mask="none"), "像完全没有掩码的注意力：每个词仍然看得见未来。"),
+    (dict(mask="none"), "像完全没有掩码的注意力：前缀之后的词仍然看得见未来。"),
     (dict(mask="anti"), "像方向反了的掩码（看见未来、看不见过去）：要屏蔽的是对角线以上（键在查询之后）的部分。"),
     (dict(split="wrong"), "像直接把 (B, T, h*d) 重排成 (B, h, T, d) 的切头方式：要先切成 (B, T, h, d)，再把头这一维挪到 T 前面。"),
     (dict(split="split only"), "像切头时直接把 (B, T, h*d) 重排成 (B, h, T, d)（拼回时倒是把头这一维挪回了 T 后面）："
@@ -167,7 +189,7 @@ def _huge_diagnosis(fn, case: Case) -> str | None:
 
 
 def _diagnose(fn) -> str | None:
-    args = _inputs(np.random.default_rng(12), 2, 4, 6, 2, 3, 2, 6)
+    args = _inputs(np.random.default_rng(12), 2, 5, 6, 2, 3, 2, 6, 2)
     try:
         with np.errstate(all="ignore"):
             got = np.asarray(fn(*args), dtype=float)
@@ -189,7 +211,8 @@ def _refuse(name: str, what: str) -> CheckResult:
 
 @float_safe
 def check_capstone(fn) -> CheckResult:
-    """Check ``fn(X, W_Q, W_K, W_V, W_O, n_heads) -> output``: batched causal multi-head self-attention.
+    """Check ``fn(X, W_Q, W_K, W_V, W_O, n_heads, n_prefix) -> output``: batched multi-head self-attention with a
+    prefix-LM mask (query i sees key j iff j <= i or j < n_prefix; n_prefix = 0 is causal, n_prefix = T bidirectional).
 
     Parameters of ``fn``
     --------------------
@@ -198,6 +221,7 @@ def check_capstone(fn) -> CheckResult:
     W_V : numpy.ndarray, shape (d_model, h * d_v)
     W_O : numpy.ndarray, shape (h * d_v, d_out)
     n_heads : int, h
+    n_prefix : int, 0 <= n_prefix <= T
     returns : array, shape (B, T, d_out)
 
     Refuses (falsy result, Chinese message) a function that uses ``helpers``. Otherwise prints
