@@ -1,6 +1,6 @@
-"""Self-checks for 2.9 (properties of self-attention): permutation matrices (without the helper the notebook
-uses above), attention with a distance bias (transfer); the exercises that replaced re-typing ones (issue 20): the
-longest context a memory budget allows, the dependencies of stacked local attention."""
+"""Self-checks for 2.9 (properties of self-attention): attention with a distance bias (transfer); the weights of a
+sentence shuffled twice, predicted by equivariance (issue 30); the exercises that replaced re-typing ones (issue 20):
+the longest context a memory budget allows, the dependencies of stacked local attention."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import helpers as H
 from .core import Case, CheckResult, float_safe
 from .diagnose import Wrong, run_diagnosed
 
-__all__ = ["check_distance_bias_attention", "check_permutation_matrix",
+__all__ = ["check_distance_bias_attention", "check_twice_shuffled_weights",
            "check_max_context", "check_stacked_window_dependency"]
 
 
@@ -86,17 +86,62 @@ def check_distance_bias_attention(fn) -> CheckResult:
                          general_hint="分数 = 点积/√d_k − slope·|i−j|，然后逐行 softmax，再乘 V。")
 
 
+def _shuffled_sentence_weights(seed, T, d_model=5, d_k=3):
+    """A sentence's weights A and the weights of that sentence shuffled twice, each from a real attention run."""
+    g = np.random.default_rng(seed)
+    X = g.normal(size=(T, d_model))
+    W_Q, W_K, W_V = (g.normal(size=(d_model, d_k)) for _ in range(3))
+    weights = lambda Z: H.self_attention(Z, W_Q, W_K, W_V).weights
+    return X, weights
+
+
+def _tw(order="right", rows=True, cols=True, which="both"):
+    """A classic wrong answer to "the weights of X[perm1][perm2]" (a simulated learner's indexing)."""
+    def wrong(A, perm1, perm2):
+        A, p1, p2 = np.asarray(A, dtype=float), np.asarray(perm1), np.asarray(perm2)
+        c = {"right": p1[p2], "swapped": p2[p1], "inverse": np.argsort(p1[p2])}[order] if which == "both" else (
+            p1 if which == "first" else p2)
+        if rows == "diagonal":
+            return A[c, c]
+        return A[c][:, c] if rows and cols else A[c] if rows else A[:, c]
+    return wrong
+
+
+_TW_WRONG = [
+    Wrong("两次打乱的合成顺序反了：新句子第 i 个位置上的 token，先由 perm2 找到它在第一次打乱后的句子里的位置，"
+          "再由 perm1 找到它在原句里的位置。",
+          _tw(order="swapped")),
+    Wrong("你用的是逆排列：新句子的第 i 个位置放的是原句的哪个 token，就从 A 里取哪一行、哪一列。", _tw(order="inverse")),
+    Wrong("只用了第二次打乱 perm2：perm2 打乱的是已经按 perm1 打乱过的句子，两次要合起来。", _tw(which="second")),
+    Wrong("只用了第一次打乱 perm1：句子之后又按 perm2 打乱了一次。", _tw(which="first")),
+    Wrong("只重排了行：打乱输入时，查询（行）和键（列）一起换位置，权重变成 P A Pᵀ，行和列都要按同一个排列重排。",
+          _tw(cols=False)),
+    Wrong("只重排了列：查询（行）也跟着 token 一起换了位置，行和列都要按同一个排列重排。", _tw(rows=False)),
+    Wrong("用两个下标数组同时索引 A，得到的只是 T 个对角线上的数，不是 T × T 的矩阵：行和列要分两步重排。",
+          _tw(rows="diagonal")),
+]
+
+
 @float_safe
-def check_permutation_matrix(fn) -> CheckResult:
-    """Check a learner's ``fn(perm) -> P`` with ``P @ X == X[perm]`` (P of shape (T, T))."""
-    hint = ("P 的第 i 行要挑出 X 的第 perm[i] 行，所以第 i 行唯一的 1 在第 perm[i] 列"
-            "（如果你得到的是转置，那是逆置换（inverse））。")
-    perms = [[0, 1, 2], [1, 0], [2, 0, 3, 1], [0], [4, 2, 0, 1, 3]]
-    cases = [Case(f"perm = {p}", (np.array(p),), np.eye(len(p))[p], hint) for p in perms]
-    cases.append(Case("perm 以列表（list）给出：[1, 2, 0]", ([1, 2, 0],), np.eye(3)[[1, 2, 0]], hint))
-    # "不调用 H.attention_properties.permutation_matrix" (2.9 builds P with it just above the exercise)
-    return run_diagnosed("check_permutation_matrix", fn, cases, forbid={"permutation_matrix"}, ask="自己构造 P",
-                         atol=0.0, rtol=0.0)
+def check_twice_shuffled_weights(fn) -> CheckResult:
+    """Check ``fn(A, perm1, perm2) -> A2``: the (T, T) attention weights of the sentence ``X[perm1][perm2]``.
+
+    ``A`` is the weights of the sentence X itself. By permutation equivariance the shuffled sentence's weights are
+    ``A[c][:, c]`` with the composed permutation ``c = perm1[perm2]`` (``P2 P1 A P1^T P2^T``). The expected values are
+    not computed that way: the check runs attention on the shuffled sentence itself.
+    """
+    hint = ("写出 X[perm1][perm2] 的第 i 行是原句的第几个 token；打乱输入时，A 的行（查询）和列（键）按同一个排列一起重排。")
+    rows = [("T = 4，两次打乱不可交换", 1, [1, 2, 0, 3], [3, 0, 2, 1]),
+            ("T = 5", 2, [4, 2, 0, 1, 3], [1, 3, 4, 0, 2]),
+            ("T = 6，第二次打乱是一个轮换", 3, [5, 3, 1, 0, 2, 4], [1, 2, 3, 4, 5, 0]),
+            ("T = 1", 4, [0], [0]),
+            ("perm 以列表（list）给出，T = 3", 5, [2, 0, 1], [0, 2, 1])]
+    cases = []
+    for label, seed, p1, p2 in rows:
+        X, weights = _shuffled_sentence_weights(seed, len(p1))
+        args = (weights(X), np.array(p1), np.array(p2)) if "list" not in label else (weights(X), list(p1), list(p2))
+        cases.append(Case(label, args, weights(X[np.array(p1)][np.array(p2)]), hint))
+    return run_diagnosed("check_twice_shuffled_weights", fn, cases, wrong=_TW_WRONG, atol=1e-9, rtol=1e-9)
 
 
 # ---- 2.9 exercises that ask for something new (issue 20): a memory budget, stacked local attention ---------
