@@ -116,7 +116,7 @@ def _math_label(step: ShapeStep) -> tuple[str, str]:
     return name, symbolic
 
 
-def draw_shape_flow(steps, *, ax=None, title: str = r"形状流转：$\mathrm{softmax}(QK^\top/\sqrt{d_k})\,V$"):
+def draw_shape_flow(steps, *, ax=None, title: str = "形状流转：softmax(QKᵀ/√dₖ) V"):
     """Draw the steps of :func:`shape_flow` as labelled boxes joined by arrows.
 
     Parameters
