@@ -23,6 +23,12 @@ Sources, all pinned by version and sha256 (see SOURCES; docs/design/browser-edit
 Downloads are kept in ``--cache-dir`` (default ``$SELF_ATTENTION_CH02_CACHE`` or
 ``~/.cache/self-attention-ch02``, subfolder ``browser-edition``) and re-verified on every use,
 so a rebuild needs no network. ``OUT_DIR/browser-edition.json`` records what went in.
+
+The weights of 2.13's model (all-MiniLM-L6-v2: ``model.safetensors``, ``vocab.txt``, ``config.json``) come from the
+model cache of :mod:`helpers.model.cache` (``python -m helpers.model fetch`` fills it; the build fetches them there
+once if absent) and go into ``OUT_DIR/static/models/all-MiniLM-L6-v2/`` (:data:`helpers.model.browser.SITE_FOLDER`),
+``model.safetensors`` cut into 4 MiB parts; each file's SHA-256 is checked against the pinned one while it is
+copied. The page fetches them only when 2.13's first cell runs (:mod:`helpers.model.browser`).
 """
 
 from __future__ import annotations
@@ -44,6 +50,9 @@ import tomllib
 import zipfile
 from email.parser import Parser
 from pathlib import Path
+
+from helpers.model import browser as model_browser
+from helpers.model import cache as model_cache
 
 from .notebooks import ROOT, series
 
@@ -331,6 +340,36 @@ def assemble_pyodide(cache: Path, work: Path, helpers_wheel: Path, manifest: dic
     return [*KERNEL_PACKAGES, manifest["helpers_package"], key]
 
 
+def add_model(src: Path, dest: Path) -> dict:
+    """Copy the pinned model files of folder ``src`` into ``dest`` as the site carries them: ``vocab.txt``,
+    ``config.json`` and ``model.safetensors`` in the parts of :func:`helpers.model.browser.part_names`.
+
+    Every byte written is hashed on the way: a file that is not the pinned one stops the build (nothing
+    unverified goes into a site). Returns the manifest's ``model`` entry."""
+    from helpers.model.cache import CONFIG_SHA256, MODEL_BYTES, MODEL_SHA256, VOCAB_SHA256
+
+    dest.mkdir(parents=True, exist_ok=True)
+    for name, want in (("vocab.txt", VOCAB_SHA256), ("config.json", CONFIG_SHA256)):
+        data = (src / name).read_bytes()
+        if hashlib.sha256(data).hexdigest() != want:
+            raise SystemExit(f"{src / name}: sha256 is not the pinned {want}; run `python -m helpers.model fetch --force`")
+        (dest / name).write_bytes(data)
+    h, size = hashlib.sha256(), 0
+    with open(src / "model.safetensors", "rb") as fh:
+        for name in model_browser.part_names():
+            part = fh.read(model_browser.PART_BYTES)
+            h.update(part)
+            size += len(part)
+            (dest / name).write_bytes(part)
+        size += len(fh.read(1))
+    if size != MODEL_BYTES or h.hexdigest() != MODEL_SHA256:
+        shutil.rmtree(dest)
+        raise SystemExit(f"{src / 'model.safetensors'}: {size:,} bytes, sha256 {h.hexdigest()}, not the pinned "
+                         f"{MODEL_BYTES:,} bytes {MODEL_SHA256}; run `python -m helpers.model fetch --force`")
+    return {"folder": model_browser.SITE_FOLDER, "model_sha256": MODEL_SHA256, "parts": model_browser.part_names(),
+            "size_bytes": tree_size(dest)}
+
+
 def write_lite_dir(work: Path, cache: Path, packages: list[str]) -> None:
     files = work / "files"
     files.mkdir()
@@ -447,6 +486,8 @@ def build(out_dir: Path, cache: Path) -> dict:
             for p in built.glob(junk + "*"):
                 p.unlink()
         manifest["stop_on_error_patch"] = honour_stop_on_error(built)
+        log("2.13's model: the verified weights from the model cache (python -m helpers.model fetch)")
+        manifest["model"] = add_model(model_cache.fetch(), built / model_browser.SITE_FOLDER)
         manifest["kernel_packages"] = packages
         manifest["notebooks"] = sorted(p.name for p in (built / "files").glob("*.ipynb"))
         manifest["size_bytes"] = tree_size(built)

