@@ -31,6 +31,7 @@ FIGURES = {
     "classroom": "Classroom: peak kernel memory per notebook; kernels at once",
     "run_all": "Run All of each notebook vs a floor kernel",
     "browser_edition": "Browser edition: 2.5 to its first live slider",
+    "browser_model": "Browser edition: 2.13's model cold and warm, and its explorer live",
     "lecture": "Lecture deck: first live widget vs a bare kernel",
     "lecture_breakdown": "Lecture deck page: where its time goes",
     "ci": "CI: bash .ci/run on a fresh clone, this commit vs a baseline",
