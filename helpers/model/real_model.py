@@ -211,7 +211,7 @@ def _load_from_site() -> MiniLM | None:
     from . import browser, cache
 
     print(f"浏览器版：从本站读取模型 all-MiniLM-L6-v2 的权重（{cache.MODEL_BYTES / 2**20:.0f} MiB，分 {len(browser.part_names())} "
-          f"块；第一次从网上取，之后浏览器缓存里有，离线也能用），再核对 SHA-256……")
+          f"块；第一次从网站取，之后由浏览器缓存提供），再核对 SHA-256……")
     start = time.perf_counter()
     try:
         files = browser.fetch_site(progress=ProgressLine("读取进度"))
