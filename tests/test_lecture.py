@@ -22,7 +22,7 @@ from publish.deck.slides import (CLASS_SIZE, HANDS_BASE_S, HANDS_S_PER_STUDENT, 
 from publish.deck.build import (_blocks, _images, _printed, apply_kwargs, find_cell, plan_markdown, row_minutes, schedule_markdown,
                                 skipped_numbers, slide_cells, slide_markdown, slide_minutes, text_of)
 from publish.deck.decks import OPTIONAL_TAUGHT
-from publish.deck.slides import CELL_KEY, Slide, live
+from publish.deck.slides import CELL_KEY, Deck, Row, Slide, activity, live
 from publish.deck.slides import text as text_slide
 from publish.notebooks import series
 from helpers.ui.prediction_keys import KEYS, NumberKey
@@ -583,3 +583,70 @@ def test_the_pronoun_check_catches_the_slide_it_was_written_for():
     assert opening_pronoun("### 小标题\n\n这些实现输出的形状都对。") == "这些"
     assert opening_pronoun("只比较输出形状的测试太弱：它一个也抓不住。") is None
     assert opening_pronoun("这里的每一本笔记本对应书中的一节。") is None
+
+
+# -- one heading per slide (teacher's review of lecture 2): a vote that opens a notebook section showed "全班投票" and
+# then the section's own heading ("## 4. 因果性是一个可以运行的测试") as a second title.
+
+@pytest.mark.parametrize("key", list(DECKS))
+def test_no_slide_prints_two_headings(key):
+    found = []
+    for number, slide in enumerate(DECKS[key].slides, start=2):
+        heads = [ln for ln in slide_markdown(slide, NB).split("\n") if re.match(r"#{1,6} ", ln)]
+        if len(heads) > 1:
+            found.append(f"deck {key} slide {number} ({slide.name}): {heads}")
+    assert not found, "\n".join(found)
+
+
+def test_a_vote_that_opens_a_section_takes_its_heading_once():
+    vote = _slide("02-10/q2")
+    assert text_of(_cells(vote).texts[0], NB).startswith("## 4. ")     # the caption is the section's heading
+    md = slide_markdown(vote, NB)
+    assert md.startswith("## 全班投票 · 4. ") and md.count("\n#") == 0
+
+
+# -- each slide stands on what the class has seen (teacher's review of lecture 2): slides pointed at notebook sections
+# the deck does not show ("按第 1 节那个固定种子的随机排列", "本节的代码验证三件事", "见选读「试一试」", "2.13 里 …
+# helpers/model/encoder.py") and used P without saying what it is.
+
+SECTION_POINTER = re.compile(r"本节的代码|本笔记本的|选读「|「试一试」|helpers/[\w/]+\.py|第 ?(\d+) ?节")
+
+
+def pointers(text: str, notebook: str, shown: set) -> list[str]:
+    """The phrases of ``text`` (a slide of ``notebook``) that point at what the class has not seen: code, a 选读 or 试一试,
+    a source file, or "第 N 节" when ``shown`` (the (notebook, N) sections the deck has shown) lacks that section."""
+    return [m.group(0) for m in SECTION_POINTER.finditer(text)
+            if m.group(1) is None or (notebook, int(m.group(1))) not in shown]
+
+
+def section_pointers(deck) -> list[str]:
+    """Every such phrase on ``deck``'s taught slides of the notebooks (an activity slide's homework may name 试一试)."""
+    found, shown = [], set()
+    for number, slide in enumerate(deck.slides, start=2):
+        if not slide.name:
+            continue
+        texts = [text_of(t, NB) for t in _cells(slide).texts]
+        for text in texts:
+            shown |= {(slide.notebook, int(m)) for m in re.findall(r"^#+ (\d+)\. ", text, flags=re.M)}
+        if not slide.skip:
+            found += [f"deck {deck.key} slide {number} ({slide.name}): {p!r}"
+                      for text in texts for p in pointers(text, slide.notebook, shown)]
+    return found
+
+
+@pytest.mark.parametrize("key", list(DECKS))
+def test_no_taught_slide_points_at_a_section_the_class_has_not_seen(key):
+    found = section_pointers(DECKS[key])
+    assert not found, "\n".join(found)
+
+
+def test_the_section_pointer_check_catches_what_the_review_found():
+    for said in ("把句子按第 1 节那个固定种子的随机排列打乱。", "本节的代码验证三件事。", "换一个键，它就可能不成立（见选读「试一试」）。",
+                 "（`helpers/model/encoder.py` 用的正是这里的 `split_heads`）"):
+        assert pointers(said, "02-09", set()), said
+    assert not pointers("把 2.9 第 1 节的打乱再做一次。", "02-09", {("02-09", 1)})   # a section the deck showed
+
+
+def test_the_equivariance_slide_says_what_p_is():
+    md = slide_markdown(_slide("02-09/equivariance"), NB)
+    assert "置换矩阵" in md and md.index("置换矩阵") < md.index("PXW_Q")

@@ -85,7 +85,7 @@ LECTURE_1 = Deck("1", "第一讲：从“为什么需要上下文”到 softmax�
         # which is this vote's answer (the notebook asks it before the explorer too).
         vote("02-05/q3", skip=True),
         # in its projector layout (the live cell's kwargs: layout="lecture"); notes: the guide's four steps of the demo
-        live("02-05/explorer", demo=6.5, notes=tuple(f"02-05#核心路径与时间/{i}" for i in (1, 2, 3, 4))),
+        live("02-05/explorer", demo=6.6, notes=tuple(f"02-05#核心路径与时间/{i}" for i in (1, 2, 3, 4))),
     ), page="02-05"),
     Row("2.6", "按行 softmax；错轴的 bug；凸组合；数值稳定（减去每行最大值）", 14, "演示视图", (
         text("02-06/title"),
@@ -154,9 +154,9 @@ LECTURE_2 = Deck("2", "第二讲：完整公式、手算例子与因果掩码（
         text("02-10/book-sentence", skip=True),
         vote("02-10/q2"),
         # from position 1, where the narration starts (kwargs: t=1); notes: what a row sees, and right padding
-        live("02-10/slider", demo=3, notes=("02-10#常见误解/3", "02-10#讨论题/2")),
+        live("02-10/slider", demo=3.6, notes=("02-10#常见误解/3", "02-10#讨论题/2")),
     ), page="02-10"),
-    Row("2.11", "多头、位置编码、Transformer 块的预告", 16, "演示视图", (
+    Row("2.11", "多头、位置编码、Transformer 块的预告", 15, "演示视图", (
         text("02-11/title"),
         text("02-11/heads"),  # one head's own projection
         # The vote before the stacked W_Q (d_model x h*d_head): with d_head = d_model/h that slide shows the answer.
@@ -174,8 +174,8 @@ LECTURE_2 = Deck("2", "第二讲：完整公式、手算例子与因果掩码（
         text("02-12/capstone-b", skip=True),
         text("02-12/weak-test", skip=True),
     ), page="02-12"),
-    Row("收尾", "讨论题（2.9、2.10 的指南页各一道，题目在幻灯片上，参考答案在讲者视图里）", 7, "—", (
-        activity("讨论", "选一道：先两人一组讨论 3 分钟，再请两组分享。", 7,
+    Row("收尾", "讨论题（2.9、2.10 的指南页各一道，题目在幻灯片上，参考答案在讲者视图里）", 8, "—", (
+        activity("讨论", "选一道：先两人一组讨论 3 分钟，再请两组分享。", 8,
                  ask=("02-10#讨论题/3", "02-09#讨论题/3")),
     )),
 ))
