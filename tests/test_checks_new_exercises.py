@@ -421,6 +421,36 @@ def test_softmax_backward_memory_rule_survives_an_outer_tracemalloc(capsys):
     assert TT in capsys.readouterr().out
 
 
+# ---- 2.6: scores recovered from the weights, each row centred ---------------------------------------
+
+def centered_centring_matrix(A):
+    L = np.log(A)
+    n = L.shape[-1]
+    return L @ (np.eye(n) - np.full((n, n), 1 / n))
+
+
+def centered_geometric_mean(A):
+    return np.log(A / np.exp(np.log(A).mean(axis=-1, keepdims=True)))
+
+
+def centered_loop(A):
+    return [[float(np.log(a) - np.mean(np.log(row))) for a in row] for row in A]
+
+
+test_centered_scores_accepts, test_centered_scores_rejects = check_table(
+    check_centered_scores, [centered_centring_matrix, centered_geometric_mean, centered_loop,
+                            _f32(centered_geometric_mean)],
+    {"log only": (lambda A: np.log(A), "log A 只是许多答案中的一个"),
+     "column means": (lambda A: np.log(A) - np.log(A).mean(axis=0, keepdims=True), "每一列的平均"),
+     "global mean": (lambda A: np.log(A) - np.log(A).mean(), "整个矩阵的平均"),
+     "row max": (lambda A: np.log(A) - np.log(A).max(axis=-1, keepdims=True), "每一行的最大值"),
+     "no log": (lambda A: A - A.mean(axis=-1, keepdims=True), "没有取对数"),
+     "row sum, not mean": (lambda A: np.log(A) - np.log(A).sum(axis=-1, keepdims=True), "每一行的和"),
+     "keepdims forgotten": (lambda A: np.log(A) - np.log(A).mean(axis=-1), "没有保持维度"),
+     "1.04x": lambda A: 1.04 * centered_geometric_mean(A)},
+    min_cases=5)
+
+
 # ---- 2.6: a stable log-softmax ---------------------------------------------------------------------
 
 def log_softmax_lse(x):

@@ -24,9 +24,13 @@ def _cs_wrong(kind):
     def wrong(A):
         A_ = np.asarray(A, dtype=float)
         L = np.log(A_)
-        return {"log only": L, "columns": L - L.mean(axis=0, keepdims=True), "global": L - L.mean(),
-                "row max": L - L.max(axis=-1, keepdims=True), "no log": A_ - A_.mean(axis=-1, keepdims=True),
-                "log10": np.log10(A_) - np.log10(A_).mean(axis=-1, keepdims=True)}[kind]
+        known = {"log only": lambda: L, "columns": lambda: L - L.mean(axis=0, keepdims=True),
+                 "global": lambda: L - L.mean(), "row max": lambda: L - L.max(axis=-1, keepdims=True),
+                 "no log": lambda: A_ - A_.mean(axis=-1, keepdims=True),
+                 "log10": lambda: np.log10(A_) - np.log10(A_).mean(axis=-1, keepdims=True),
+                 "row sum": lambda: L - L.sum(axis=-1, keepdims=True),
+                 "flat": lambda: L - L.mean(axis=-1)}     # a broadcast error unless A is square
+        return known[kind]()
     return wrong
 
 
@@ -40,6 +44,11 @@ _CS_WRONG = [
           _cs_wrong("row max")),
     Wrong("没有取对数：softmax 先对分数取 exp，反推时要先取 log。", _cs_wrong("no log")),
     Wrong("对数的底不对：softmax 用的是 e 的幂，反推要用自然对数。", _cs_wrong("log10")),
+    Wrong("减去的是每一行的和：softmax 给得回 A，但减完之后这一行的和是原来的 (1 − n) 倍，一般不是 0；"
+          "要减去这一行的平均值（和再除以这一行的个数 n）。", _cs_wrong("row sum")),
+    Wrong("每一行的平均求对了，但求完没有保持维度：T_q 个平均值排成一维，广播从最后一个轴往前对齐，"
+          "它们被当成了每一列要减的数（T_q ≠ T_kv 时就报错）。让每一行的那个数仍占着一个长度为 1 的轴。",
+          _cs_wrong("flat")),
 ]
 
 
