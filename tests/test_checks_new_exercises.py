@@ -114,6 +114,7 @@ test_two_rounds_accepts, test_two_rounds_names_the_mistake = check_table(
      "first round only": (lambda A1, A2: A1.copy(), "只用了第一轮"),
      "average of the rounds": (lambda A1, A2: (A1 + A2) / 2, "取平均"),
      "A1 transposed": (lambda A1, A2: A2 @ A1.T, "A1 被转置了"),
+     "B transposed (column-vector habit: A1^T A2^T)": (lambda A1, A2: A1.T @ A2.T, "整个结果被转置了"),
      "1.04x": lambda A1, A2: 1.04 * (A2 @ A1)})
 
 

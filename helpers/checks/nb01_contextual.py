@@ -32,6 +32,9 @@ _TR_WRONG = [
           lambda A1, A2: (np.asarray(A1) + np.asarray(A2)) / 2),
     Wrong("A1 被转置了：A1 的第 j 行是 token j 在第一轮里从各个词借的比例，它乘在中间词 j 的权重后面。",
           lambda A1, A2: np.asarray(A2) @ np.asarray(A1).T),
+    Wrong("整个结果被转置了：B 的第 i 行（不是第 i 列）是词 i 从原来每个词借的量，所以 B 的每一行和为 1；"
+          "你的结果是每一列和为 1。本系列用行向量：X 的每一行是一个词，B 写在 X 的左边（B·X）。",
+          lambda A1, A2: (np.asarray(A2) @ np.asarray(A1)).T),
 ]
 
 
