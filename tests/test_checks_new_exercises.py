@@ -438,6 +438,13 @@ def centered_loop(A):
     return [[float(np.log(a) - np.mean(np.log(row))) for a in row] for row in A]
 
 
+def test_centred_scores_give_the_weights_back_and_sum_to_zero():
+    """What the task asks, checked on an accepted answer without the check's reference: softmax gives A back, rows sum 0."""
+    A = _sm(np.random.default_rng(3).normal(size=(3, 5)))
+    S = np.array(centered_loop(A))
+    assert np.allclose(_sm(S), A) and np.allclose(S.sum(axis=-1), 0.0)
+
+
 test_centered_scores_accepts, test_centered_scores_rejects = check_table(
     check_centered_scores, [centered_centring_matrix, centered_geometric_mean, centered_loop,
                             _f32(centered_geometric_mean)],
