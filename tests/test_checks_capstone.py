@@ -341,6 +341,37 @@ def test_causality_only_misses_exactly_the_position_bias(capsys):
     assert "位置" in out.split("被放过了")[1].splitlines()[1]
 
 
+def learner_both_properties_on_saturating_input(attn_fn):
+    """Tests both properties, but on integers in order: the scores are so large that softmax gives one
+    token nearly all the weight, and the hidden position bias no longer shows within np.allclose."""
+    X = np.arange(12.0).reshape(6, 2)
+    out = attn_fn(X)
+    for k in range(1, 6):
+        assert np.allclose(attn_fn(X[:k]), out[:k])
+    assert np.allclose(attn_fn(X[[4, 3, 2, 1, 0, 5]])[-1], out[-1])
+    return True
+
+
+def test_a_test_of_both_properties_on_saturating_input_is_told_about_its_input(capsys):
+    # review (exercise rewrite, issue 30): such a test was only asked "did your test check that property?",
+    # which it did; what hides the bias is its input
+    assert learner_both_properties_on_saturating_input(_make_impl("correct"))
+    with pytest.raises(AssertionError):                                   # it does test the position property:
+        learner_both_properties_on_saturating_input(_make_impl("no mask"))
+    result = check_attention_test(learner_both_properties_on_saturating_input)
+    out = capsys.readouterr().out
+    assert not result and "有 1 个被放过了" in out and "位置" in out.split("被放过了")[1].splitlines()[1], out
+    assert "输入" in out.split("提示")[1] and "随机" in out, out
+    check_attention_test(learner_causality_only)          # the input advice follows a missed position bias ...
+    assert "随机" in capsys.readouterr().out
+    check_attention_test(learner_shuffle_only)            # ... and only then
+    out = capsys.readouterr().out
+    assert "被放过了" in out and "位置" not in out.split("被放过了")[1] and "随机" not in out, out
+    check_attention_test(learner_shapes_only)             # not to a test that catches nothing (2.12's weak example)
+    out = capsys.readouterr().out
+    assert "有 5 个被放过了" in out and "随机" not in out, out
+
+
 def test_a_test_that_rejects_the_correct_implementation_fails(capsys):
     result = check_attention_test(learner_too_strict)
     assert not result and result.n_passed == 0

@@ -240,7 +240,10 @@ def check_attention_test(my_test) -> CheckResult:
     if missed:
         msg = (f"{FAIL} {name}：你的测试接受了正确的实现，但还不够好：{len(_BROKEN)} 个有毛病的实现里有 "
                f"{len(missed)} 个被放过了：\n" + "\n".join(f"   - {m}" for m in missed)
-               + "\n   提示：每个被放过的实现，违反了正确的因果自注意力的哪一条性质？你的测试检验了那条性质吗？")
+               + "\n   提示：每个被放过的实现，违反了正确的因果自注意力的哪一条性质？你的测试检验了那条性质吗？"
+               + ("\n   检验了的话，再看看输入：分数很大时（比如按顺序排列的整数），softmax 几乎只给一个词权重，偷偷用了位置的实现"
+                  "和正确的实现输出几乎一样，np.allclose 分不出来；换成随机的、大小适中的输入。"
+                  if accepted["position bias"] and len(missed) < len(_BROKEN) else ""))   # it does test something
         print(msg)
         return CheckResult(name, False, n, n - len(missed), msg)
     msg = f"{PASS} {name}：你的测试接受了正确的实现，并抓住了全部 {len(_BROKEN)} 个有毛病的实现。"
