@@ -27,7 +27,7 @@ def _batched_cross_ref(X_q, X_kv, W_Q, W_K, W_V):
 
 
 def _bx_wrong(scores=None, keys_from_queries=False, values_from_queries=False, transposed_weights=False, axis=-1,
-              scale=None, weights=False, global_max=False, flat=None):
+              scale=None, weights=False, global_max=False, flat=None, no_max=False):
     """A classic wrong batched cross-attention (a simulated learner's code, hence core.lenient_softmax).
 
     ``flat`` names the reduction whose axis was dropped ("max" or "sum": no keepdims), which raises on a batch.
@@ -42,8 +42,8 @@ def _bx_wrong(scores=None, keys_from_queries=False, values_from_queries=False, t
         if flat is not None:
             E = np.exp(S - S.max(axis=-1, keepdims=flat != "max"))
             A = E / E.sum(axis=-1, keepdims=flat != "sum")
-        elif global_max:
-            E = np.exp(S - S.max())
+        elif global_max or no_max:
+            E = np.exp(S - (S.max() if global_max else 0.0))
             A = E / E.sum(axis=-1, keepdims=True)
         elif callable(axis):
             E = np.exp(S - S.max(axis=axis(S.ndim), keepdims=True))
@@ -89,6 +89,8 @@ _BX_WRONG = [
           _bx_wrong(scale=lambda Q, K, V, X: 1.0)),
     Wrong("减去的是整个批量的最大值：远低于它的句子会整行下溢成 0/0。每个查询减去自己那一行的最大值。",
           _bx_wrong(global_max=True)),
+    Wrong("取指数之前没有减去最大值：分数上千的那对句子让 exp 溢出成 inf，inf/inf 得到 NaN。"
+          "每个查询先减去它自己那一行分数的最大值（2.6 节的稳定 softmax），结果不变。", _bx_wrong(no_max=True)),
     Wrong("你返回的是注意力权重：还差最后一步，用权重对值加权求和。",
           _bx_wrong(weights=True)),
     Wrong(_FLAT, _bx_wrong(flat="max")),
