@@ -133,7 +133,7 @@ def _visit(pw, chromium: str, profile: Path, site, nb, lab, lite, *, explorer_se
                     "    model.run(_s)\n    _ts.append(_t.perf_counter() - _t0)\nprint('ENCODER', _st.median(_ts))"
                     % (list(explorer_sentences),))
             printed = page.evaluate(_EXECUTE_JS, [NOTEBOOK, code])
-            out["encoder_s"] = float(re.search(r"ENCODER ([\d.]+)", printed).group(1))
+            out["encoder_s"] = float(re.search(r"ENCODER ([0-9.e+-]+)", printed).group(1))
         page.close()
     finally:
         ctx.close()
