@@ -3,6 +3,7 @@ which shapes of a cross-attention head fit together. Correct variants pass; each
 the words that name it."""
 
 import numpy as np
+import pytest
 from check_verdicts import check_table, fails
 
 import helpers as H
@@ -206,3 +207,11 @@ test_cross_attention_shape_accepts, test_cross_attention_shape_rejects = check_t
 def test_a_raising_shape_function_gets_a_message(capsys):
     out = fails(capsys, check_cross_attention_shape(lambda xq, xkv, wq, wk, wv: xq[2]))
     assert "IndexError" in out and "Traceback" not in out
+
+
+@pytest.mark.parametrize("instead", [False, (), "None", 0], ids=["False", "empty tuple", "the string None", "0"])
+def test_something_else_than_none_for_shapes_that_do_not_fit_is_named(instead, capsys):
+    # None is compared as a hidden pair of numbers: the learner must not read "shape () should be (2,)"
+    out = fails(capsys, check_cross_attention_shape(
+        lambda *a: instead if shape_by_rule(*a) is None else shape_by_rule(*a)))
+    assert "拼不上" in out and "要返回 None" in out and "(2,)" not in out, out

@@ -253,6 +253,12 @@ def check_cross_attention_shape(fn) -> CheckResult:
         fits = _shape_ref(*cases[k].args) is not None
         said = ("这组形状拼得上，你却返回了 None" if fits and results[k] is None else
                 "这组形状拼不上（有一次矩阵乘法的内侧维度不相等），你却返回了一个形状" if not fits else None)
+    elif not result.passed and k < len(results) and k < len(cases) and _shape_ref(*cases[k].args) is None:
+        # not a pair where None was due (False, (), "None", 0): the comparison would speak of a hidden pair of -1
+        with contextlib.suppress(Exception):
+            if results[k] is not None and np.shape(results[k]) != (2,):
+                said = ("这组形状拼不上（有一次矩阵乘法的内侧维度不相等），这时要返回 None（Python 的空值），"
+                        f"你返回的是 {repr(results[k])[:40]}")
     if said is None:
         print(out, end="")
         return result
