@@ -1,3 +1,5 @@
+import re
+
 import matplotlib
 
 matplotlib.use("Agg")
@@ -118,3 +120,83 @@ def test_a_small_heatmaps_token_labels_are_18_px_on_a_slide():
     ticks = ax.get_xticklabels() + ax.get_yticklabels()
     assert len(ticks) == 16 and min(t.get_fontsize() for t in ticks) * fig.dpi / 72 >= 18
     plt.close(fig)
+
+
+# -- Every figure text a learner or a class sees is Chinese (issue 31, teacher's review): titles, axis labels, legends
+# and colour-bar labels that the notebooks pass to matplotlib and to the plotting helpers, and the helpers' defaults.
+# Maths ($...$), token labels and tick labels are not words to translate; an English term may stay in parentheses.
+
+_LABEL_KWARGS = {"title", "xlabel", "ylabel", "label", "colorbar_label"}
+_LABEL_CALLS = {"set_title", "set_xlabel", "set_ylabel", "suptitle"}
+#: The learner-facing helpers that draw figures (helpers/model's explorer belongs to 2.13's work and is not checked here).
+_FIGURE_HELPERS = ("helpers/ui/plotting.py", "helpers/lessons")
+
+
+def _literal(node) -> str | None:
+    """The text of a string literal, an f-string's literal parts, or a sum of those; None for anything else."""
+    import ast
+
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value
+    if isinstance(node, ast.JoinedStr):
+        return "".join(v.value if isinstance(v, ast.Constant) else " " for v in node.values)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        left, right = _literal(node.left), _literal(node.right)
+        return None if left is None and right is None else (left or "") + " " + (right or "")
+    return None
+
+
+def english_labels(source: str) -> list[str]:
+    """The figure labels of ``source`` (keyword arguments title/xlabel/ylabel/label/colorbar_label, the first argument
+    of set_title/set_xlabel/set_ylabel/suptitle, a helper's default for such a parameter) that hold an English word
+    and no Chinese, or Chinese beside $...$ maths (drawn as boxes: write the maths in Unicode, τ, √dₖ, QKᵀ)."""
+    import ast
+
+    tree = ast.parse(source)
+    texts = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            texts += [_literal(k.value) for k in node.keywords if k.arg in _LABEL_KWARGS]
+            if getattr(node.func, "attr", None) in _LABEL_CALLS and node.args:
+                texts.append(_literal(node.args[0]))
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            a = node.args
+            pairs = list(zip(a.args[len(a.args) - len(a.defaults):], a.defaults)) + list(zip(a.kwonlyargs, a.kw_defaults))
+            texts += [_literal(d) for arg, d in pairs if d is not None and arg.arg in _LABEL_KWARGS]
+    out = []
+    for t in texts:
+        words = re.sub(r"\$[^$]*\$", "", t or "")
+        chinese = re.search(r"[\u4e00-\u9fff]", words)
+        # mathtext draws a label with $...$ in its maths fonts alone: Chinese beside the maths comes out as boxes
+        if (re.search(r"[A-Za-z]{3,}", words) and not chinese) or (chinese and words != (t or "")):
+            out.append(t)
+    return out
+
+
+def test_the_label_check_catches_english_and_passes_chinese():
+    assert english_labels('ax.set_title("Weights vs temperature")') == ["Weights vs temperature"]
+    assert english_labels('H.attention_heatmap(A, title=r"$A\' = PAP^\\top$ (shuffled)")')
+    assert english_labels('def draw(x, *, title="shape flow of $V$"):\n    pass')
+    assert english_labels('ax.plot(x, label=f"key {i} (value {v})")')
+    assert not english_labels('ax.set_title("权重随温度的变化")')
+    assert english_labels('ax.set_xlabel(r"温度 $\\tau$（对数刻度）")')        # boxes beside the maths
+    assert not english_labels('ax.set_xlabel("温度 τ（对数刻度，log scale）")')
+    assert not english_labels('ax.set_ylabel(r"$\\|J\\|_F$")')
+
+
+def test_every_figure_label_a_learner_sees_is_chinese():
+    import json
+
+    from publish.notebooks import ROOT, series
+
+    found = []
+    for nb in series():
+        for cell in json.loads(nb.read_text(encoding="utf-8"))["cells"]:
+            if cell["cell_type"] == "code":
+                src = "\n".join(ln for ln in "".join(cell["source"]).split("\n") if not ln.lstrip().startswith(("%", "!")))
+                found += [f"{nb.name} cell {cell.get('id')}: {t!r}" for t in english_labels(src)]
+    for where in _FIGURE_HELPERS:
+        path = ROOT / where
+        for py in ([path] if path.suffix == ".py" else sorted(path.rglob("*.py"))):
+            found += [f"{py.relative_to(ROOT)}: {t!r}" for t in english_labels(py.read_text(encoding="utf-8"))]
+    assert not found, "\n".join(found)
