@@ -183,7 +183,7 @@ def test_a_float16_answer_is_rejected_and_told_float16_is_why(capsys):
     ("check_centered_scores", lambda A: np.zeros((4, 4))),
     ("check_dot_variance", lambda d_k, var_q, var_k: 64),
     ("check_decode_mask", lambda T_new, T_past: np.tril(np.ones((3, 7), dtype=bool), k=4)),
-    ("check_capstone", lambda X, W_Q, W_K, W_V, W_O, n_heads: np.zeros((2, 4, 6))),
+    ("check_capstone", lambda X, W_Q, W_K, W_V, W_O, n_heads, n_prefix: np.zeros((2, 4, 6))),
 ], ids=["globals", "example answer", "fixed scores", "hard-coded 64", "example mask", "fixed zeros"])
 def test_a_function_that_ignores_its_arguments_is_told_so(check_name, fn, capsys):
     import helpers.checks as C
