@@ -6,6 +6,7 @@ Expected values are computed here by plain loops, never by the check's own refer
 import numpy as np
 from check_verdicts import check_table
 
+import helpers
 from helpers.checks import check_previous_token_share, check_uniform_distance
 
 
@@ -81,6 +82,17 @@ test_uniform_accepts, test_uniform_rejects = check_table(
         "half the sentence": (lambda T: T / 2, "一半远"),
         "None": (lambda T: None, "return"),
     })
+
+
+def test_uniform_distance_refuses_the_helper_the_page_calls():
+    # the cell below the exercise measures the model's heads with H.real_model.attention_distance; handing it a
+    # uniform matrix gives the right number without computing anything, which the task rules out
+    def via_helper(T):
+        return float(helpers.real_model.attention_distance(np.full((T, T), 1.0 / T)))
+
+    assert np.isclose(via_helper(3), 8 / 9)              # the right value, so only the rule can refuse it
+    res = check_uniform_distance(via_helper)
+    assert not res and "要求你自己按定义算出这个距离" in res.message and "helpers" in res.message
 
 
 def test_the_uniform_value_for_small_t_by_hand():

@@ -300,3 +300,18 @@ def test_dropping_the_mapped_pages_changes_no_result(model):
     first = model.run(SENTENCES[0])[1].attentions
     model.release()
     np.testing.assert_array_equal(model.run(SENTENCES[0])[1].attentions, first)
+
+
+def test_attention_distance_on_heads_built_by_hand():
+    # T = 3: a head that only looks at itself is 0 away; one that looks at the first token is (0 + 1 + 2) / 3 = 1;
+    # a uniform one is (1 + 2/3 + 1) / 3 = 8/9 (each query: mean of its |i - j| over the 3 keys)
+    A = np.zeros((1, 3, 3, 3))
+    A[0, 0] = np.eye(3)
+    A[0, 1, :, 0] = 1.0
+    A[0, 2] = 1.0 / 3
+    assert np.allclose(RM.attention_distance(A), [[0.0, 1.0, 8 / 9]])
+    assert np.isclose(RM.attention_distance(np.eye(4)[::-1]), (3 + 1 + 1 + 3) / 4)   # the anti-diagonal, one matrix
+    with pytest.raises(ValueError, match=r"attn must be square.*\(2, 3\)"):
+        RM.attention_distance(np.ones((2, 3)))
+    with pytest.raises(ValueError, match="attn must have at least 2 dimensions"):
+        RM.attention_distance(np.ones(3))

@@ -94,9 +94,11 @@ _UD_WRONG = [
 
 def check_uniform_distance(fn) -> CheckResult:
     """Check ``fn(T) -> float``: the mean attention distance (mean over queries i of sum_j A_ij |i - j|) of a head
-    whose every row is uniform over the T tokens, i.e. (T**2 - 1) / (3 T)."""
+    whose every row is uniform over the T tokens, i.e. (T**2 - 1) / (3 T). The learner computes it: a function that
+    reaches ``helpers`` (e.g. ``H.real_model.attention_distance`` of a uniform matrix) is refused."""
     hint = ("均匀的头：每个查询把 1/T 的权重分给每个 token（包括它自己）。先算一个查询的平均距离，"
             "再对所有查询平均；可以先在 T = 2、3 上手算对照。")
     cases = [Case(f"T = {T}", (T,), _uniform_reference(T), hint) for T in (2, 3, 5, 12, 50)]
     cases.insert(0, Case("T = 1", (1,), 0.0, "只有一个 token 时，它只能看自己，距离是 0。"))
-    return run_diagnosed("check_uniform_distance", fn, cases, wrong=_UD_WRONG, atol=1e-9, rtol=1e-9)
+    return run_diagnosed("check_uniform_distance", fn, cases, wrong=_UD_WRONG, atol=1e-9, rtol=1e-9,
+                         numpy_only=True, ask="你自己按定义算出这个距离（或推出公式）")

