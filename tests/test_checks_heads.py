@@ -115,20 +115,21 @@ test_gqa_accepts, test_gqa_rejects = check_table(
     })
 
 
-# ---- exercise 3: the receptive field of sliding-window blocks -------------------------------------------------
+# ---- exercise 3: the receptive field of causal sliding-window blocks -------------------------------------------
 
 def reach_closed_form(T, window, n_blocks):
     i, j = np.indices((T, T))
-    return np.abs(i - j) <= n_blocks * window
+    return (i - j >= 0) & (i - j <= n_blocks * window)
 
 
 def reach_by_paths(T, window, n_blocks):
-    band = (np.abs(np.subtract.outer(np.arange(T), np.arange(T))) <= window).astype(int)
+    back = np.subtract.outer(np.arange(T), np.arange(T))
+    band = ((back >= 0) & (back <= window)).astype(int)
     return np.linalg.matrix_power(band, n_blocks) > 0
 
 
 def reach_lists(T, window, n_blocks):
-    return [[abs(i - j) <= window * n_blocks for j in range(T)] for i in range(T)]
+    return [[0 <= i - j <= window * n_blocks for j in range(T)] for i in range(T)]
 
 
 def reach_by_spreading(T, window, n_blocks):
@@ -136,31 +137,42 @@ def reach_by_spreading(T, window, n_blocks):
     for _ in range(n_blocks):
         grown = out.copy()
         for s in range(1, window + 1):
-            grown[s:] |= out[:-s]
-            grown[:-s] |= out[s:]
+            grown[s:] |= out[:-s]                  # row i now also holds what row i - s held
         out = grown
     return out
 
 
+def reach_tril_triu(T, window, n_blocks):
+    full = np.ones((T, T), dtype=bool)
+    return np.tril(full) & np.triu(full, -n_blocks * window)
+
+
+def symmetric_band(T, w, n):
+    return np.abs(np.subtract.outer(np.arange(T), np.arange(T))) <= n * w
+
+
 test_receptive_field_accepts, test_receptive_field_rejects = check_table(
-    check_receptive_field, [reach_closed_form, reach_by_paths, reach_lists, reach_by_spreading], {
+    check_receptive_field, [reach_closed_form, reach_by_paths, reach_lists, reach_by_spreading, reach_tril_triu], {
+        "2.9's symmetric band (causality forgotten)": (symmetric_band, "对称"),
+        "the window counted forward": (lambda T, w, n: reach_closed_form(T, w, n).T, "方向反了"),
+        "off by one (n * window - 1)": (lambda T, w, n: np.tril(np.ones((T, T), dtype=bool))
+                                        & (np.subtract.outer(np.arange(T), np.arange(T)) < n * w), "边界差了一格"),
         "one block only": (lambda T, w, n: reach_closed_form(T, w, 1), "只算了一个 Block"),
         "the FFN counted as mixing": (lambda T, w, n: reach_closed_form(T, 2 * w, n), "逐行作用"),
         "one block less": (lambda T, w, n: reach_closed_form(T, w, n - 1), "少算了一个 Block"),
-        "window ** n_blocks": (lambda T, w, n: np.abs(np.subtract.outer(np.arange(T), np.arange(T))) <= w ** n, "乘上去"),
-        "strict boundary": (lambda T, w, n: np.abs(np.subtract.outer(np.arange(T), np.arange(T))) < n * w, "边界差了一格"),
-        "causal": (lambda T, w, n: np.tril(reach_closed_form(T, w, n)), "没有因果掩码"),
-        "everything": (lambda T, w, n: np.ones((T, T), dtype=bool), "窗口外"),
+        "window ** n_blocks": (lambda T, w, n: reach_closed_form(T, 1, w ** n), "乘上去"),
+        "the causal mask without the window": (lambda T, w, n: np.tril(np.ones((T, T), dtype=bool)), "窗口"),
         "0/1 integers, not booleans": (lambda T, w, n: reach_closed_form(T, w, n).astype(int), "布尔"),
     })
 
 
 def _windowed_stack(X, window, n_blocks, params):
-    """A real pre-LN stack: windowed attention, LayerNorm, a ReLU FFN, residuals."""
+    """A real pre-LN stack: causal sliding-window attention (Mistral-style), LayerNorm, a ReLU FFN, residuals."""
     import helpers as H
 
     T = X.shape[0]
-    allowed = np.abs(np.subtract.outer(np.arange(T), np.arange(T))) <= window
+    back = np.subtract.outer(np.arange(T), np.arange(T))     # query i minus key j
+    allowed = (back >= 0) & (back <= window)
     ln = lambda z: (z - z.mean(-1, keepdims=True)) / np.sqrt(z.var(-1, keepdims=True) + 1e-5)
     for W_Q, W_K, W_V, W_1, W_2 in params[:n_blocks]:
         z = ln(X)

@@ -6,7 +6,7 @@ does not answer.
 - ``check_grouped_query_attention``: grouped-query attention, h query heads and g key/value heads, query heads
   i*h/g ... (i+1)*h/g - 1 sharing key/value head i (contiguous groups, as Llama's ``repeat_kv``).
 - ``check_receptive_field``: which input tokens can reach which output rows through a stack of blocks whose
-  attention sees only |i - j| <= window (FFN, LayerNorm and the residuals act row by row).
+  attention is a causal sliding window, i - window <= j <= i (FFN, LayerNorm and the residuals act row by row).
 """
 
 from __future__ import annotations
@@ -151,11 +151,11 @@ def check_grouped_query_attention(fn) -> CheckResult:
     return run_diagnosed("check_grouped_query_attention", fn, cases, wrong=_GQA_WRONG, atol=1e-8, rtol=1e-6)
 
 
-# ---- exercise 3: how far information travels through a stack of sliding-window blocks ----------------------
+# ---- exercise 3: how far information travels through a stack of causal sliding-window blocks ---------------
 
 def _reach(T, window, n_blocks):
     """Boolean (T, T): can input token j reach output row i? One attention step at a time (path counting)."""
-    step = np.array([[abs(i - j) <= window for j in range(T)] for i in range(T)])
+    step = np.array([[0 <= i - j <= window for j in range(T)] for i in range(T)])
     reach = np.eye(T, dtype=bool)
     for _ in range(n_blocks):                      # FFN, LayerNorm and the residual keep each row to itself
         reach = (step.astype(int) @ reach.astype(int)) > 0
@@ -165,34 +165,40 @@ def _reach(T, window, n_blocks):
 def _rf_wrong(kind):
     def wrong(T, window, n_blocks):
         i, j = np.indices((T, T))
-        d = np.abs(i - j)
+        back = i - j                               # how far key j lies behind query i
         reach = {"one block": window, "ffn mixes": 2 * n_blocks * window, "one block less": (n_blocks - 1) * window,
                  "product": window ** n_blocks, "strict": n_blocks * window - 1}.get(kind, n_blocks * window)
-        if kind == "everything":
-            return np.ones((T, T), dtype=bool)
-        if kind == "past only":
-            return (d <= reach) & (j <= i)
-        return d <= reach
+        if kind == "symmetric":                    # 2.9's band: the window looks both ways
+            return np.abs(back) <= reach
+        if kind == "forward":                      # the window counted toward later tokens
+            return (-back >= 0) & (-back <= reach)
+        if kind == "all past":                     # the causal mask without the window
+            return back >= 0
+        return (back >= 0) & (back <= reach)
     return wrong
 
 
 _RF_WRONG = [
-    Wrong("你只算了一个 Block：第二个 Block 的注意力看见的，已经是上一层混合过的行，所以每多一层，能影响到的范围再向两边各扩大 window。",
+    Wrong("你的范围向两边都扩了，像 2.9 那条对称的带：这里的窗口是因果的，只看自己和前面的词，"
+          "所以后面的词影响不到前面的行。", _rf_wrong("symmetric")),
+    Wrong("方向反了：第 i 行看的是它前面的词（j ≤ i），所以能影响第 i 行的是它前面的输入，不是后面的。",
+          _rf_wrong("forward")),
+    Wrong("你只算了一个 Block：第二个 Block 的注意力看见的，已经是上一层混合过的行，所以每多一层，范围再向前扩大 window。",
           _rf_wrong("one block")),
     Wrong("FFN、LayerNorm 和残差都逐行作用，不混合位置：每个 Block 里只有注意力那一步把范围扩大 window。", _rf_wrong("ffn mixes")),
     Wrong("少算了一个 Block：n_blocks 个 Block 就有 n_blocks 次注意力，每一次都把范围扩大 window。", _rf_wrong("one block less")),
-    Wrong("范围是一层一层加上去的，不是乘上去的：每个 Block 向两边各多走 window 个位置。", _rf_wrong("product")),
-    Wrong("边界差了一格：距离恰好等于窗口宽度的词也看得见（|i − j| ≤ window），叠起来后的边界也算在内。", _rf_wrong("strict")),
-    Wrong("这里没有因果掩码：窗口向前、向后都能看，后面的词也能影响前面的行。", _rf_wrong("past only")),
-    Wrong("窗口外的词在这一层看不见：每个 Block 只能把影响传出 window 个位置，层数少时传不到整个序列。", _rf_wrong("everything")),
+    Wrong("范围是一层一层加上去的，不是乘上去的：每个 Block 向前多走 window 个位置。", _rf_wrong("product")),
+    Wrong("边界差了一格：恰好在前面 window 个位置的词也看得见（包括边界），叠起来后的边界也算在内。", _rf_wrong("strict")),
+    Wrong("因果掩码之外还有窗口：窗口外更早的词在这一层看不见，层数少时影响传不到很远。", _rf_wrong("all past")),
 ]
 
 
 def check_receptive_field(fn) -> CheckResult:
     """Check ``fn(T, window, n_blocks) -> (T, T) bool array``: entry [i, j] (from 0) is True iff input token j can
-    change output row i after ``n_blocks`` blocks whose attention sees only keys with |i - j| <= window."""
-    hint = ("一个 Block 里只有注意力混合位置，而它只看窗口内的词；下一个 Block 看见的行已经混合过。"
-            "想清楚影响每过一个 Block 能多走多远。")
+    change output row i after ``n_blocks`` blocks whose attention is a causal sliding window (query i sees keys
+    i - window <= j <= i), i.e. iff 0 <= i - j <= n_blocks * window."""
+    hint = ("一个 Block 里只有注意力混合位置，而它只看自己和前面 window 个词；下一个 Block 看见的行已经混合过。"
+            "想清楚影响每过一个 Block 能往哪个方向、走多远。")
     setups = [("T = 8，窗口 1，1 个 Block", (8, 1, 1)), ("T = 10，窗口 2，3 个 Block", (10, 2, 3)),
               ("T = 6，窗口 0，4 个 Block", (6, 0, 4)), ("T = 12，窗口 1，4 个 Block", (12, 1, 4)),
               ("T = 7，窗口 3，5 个 Block（早已覆盖整句）", (7, 3, 5))]
