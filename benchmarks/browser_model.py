@@ -109,8 +109,7 @@ def _visit(pw, chromium: str, profile: Path, site, nb, lab, lite, *, explorer_se
         out = {"kernel_idle_s": idle, "load_cell_s": cell_s, "fetch_verify_load_s": float(found.group(1)),
                "model_requests": sent, "foreign": foreign}
         if explorer_sentences:
-            sys.path.insert(0, str(ROOT / "tests" / "browser"))   # its `from conftest import ...` is tests/browser's
-            from test_browser_notebooks import _explorer_move
+            from tests.browser.lab_driver import explorer_move
 
             cell = next(i for i, c in enumerate(nb.cells) if c.cell_type == "code" and "attention_explorer(" in c.source)
             out["explorer_cell_s"] = _run_cell(page, lite, cell)
@@ -122,7 +121,7 @@ def _visit(pw, chromium: str, profile: Path, site, nb, lab, lite, *, explorer_se
                 def act(s=s):
                     box.fill(s)
                     box.press("Tab")        # leaving the box commits it (Enter fires no change event here)
-                before_view, after_view, took = _explorer_move(page, cell, act, budget_s=30)
+                before_view, after_view, took = explorer_move(page, cell, act, budget_s=30)
                 if took is None or after_view["pixels"] == before_view["pixels"] or after_view["message"]:
                     raise RuntimeError(f"the explorer did not redraw for {s!r}: {after_view['message']!r}")
                 seconds.append(took)

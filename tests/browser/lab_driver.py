@@ -572,3 +572,46 @@ def click_button(page, info: dict, budget_s: float) -> SliderResult:
     seconds = _wait_settled(fingerprint, before, start, budget_s, grace_s=budget_s + 3)
     return SliderResult(cell=info["cell"], label=info["label"], how="click", readout_before="",
                         readout_after="", driven_changed=seconds is not None, seconds=seconds)
+
+
+# --------------------------------------------------------------------------- 2.13's attention explorer
+
+# What the explorer shows, by value: the decoded pixels of its figure, the readout and message texts, the token
+# menu's options. (The image's blob URL is new on every update, so it is not compared.)
+_EXPLORER_VIEW_JS = """async cell => {
+  const area = document.querySelector(`.jp-Cell[data-nbtest-index="${cell}"] .jp-Cell-outputArea`);
+  const img = area.querySelector('img');
+  let pixels = '';
+  if (img) {
+    await img.decode().catch(() => null);
+    const c = document.createElement('canvas');
+    c.width = img.naturalWidth; c.height = img.naturalHeight;
+    c.getContext('2d').drawImage(img, 0, 0);
+    pixels = c.width + 'x' + c.height + ':' + c.toDataURL('image/png');
+  }
+  const htmls = Array.from(area.querySelectorAll('.widget-html-content')).map(n => n.textContent);
+  const menu = Array.from(area.querySelectorAll('.widget-dropdown'))
+                    .find(d => d.querySelector('label').textContent.trim() === 'token');
+  const text = n => n.textContent.replace(/\u00a0/g, ' ');   // ipywidgets draws a dropdown label's spaces as nbsp
+  return {pixels, htmls, tokens: menu ? Array.from(menu.querySelectorAll('option')).map(text) : []};
+}"""
+
+
+def explorer_view(page, cell: int) -> dict:
+    view = page.evaluate(_EXPLORER_VIEW_JS, cell)
+    size, _, png = view["pixels"].partition(":")
+    view["pixels"] = f"{size}:{hashlib.sha256(png.encode()).hexdigest()[:16]}" if png else ""
+    # the panel's two HTML lines: the message above the figure, the readout under it
+    view["message"], view["readout"] = (view.pop("htmls") + ["", ""])[:2]
+    return view
+
+
+def explorer_move(page, cell: int, act, budget_s: float) -> tuple[dict, dict, float | None]:
+    """``act()`` like a learner; wait until the panel settles; return the views before and after and the seconds."""
+    page.wait_for_timeout(300)                 # let the previous update settle before the baseline
+    before = explorer_view(page, cell)
+    start = time.monotonic()
+    act()
+    seconds = _wait_settled(lambda: json.dumps(explorer_view(page, cell)), json.dumps(before), start,
+                                budget_s, grace_s=budget_s + 3)
+    return before, explorer_view(page, cell), seconds

@@ -326,12 +326,12 @@ def _it_row_matches_cpython(nb, browser_cells) -> None:
 
 def _drive_the_explorer(page, nb, budget_s: float) -> dict:
     """The explorer draws; a new sentence, a layer and a head each change its figure. Returns the seconds of each."""
-    from test_browser_notebooks import _explorer_move, _explorer_view
+    from lab_driver import explorer_move, explorer_view
 
     cell = next(i for i, c in enumerate(nb.cells) if c.cell_type == "code" and "attention_explorer(" in c.source)
     area = page.locator(f'.jp-Cell[data-nbtest-index="{cell}"] .jp-Cell-outputArea').first
     area.scroll_into_view_if_needed()
-    first = _explorer_view(page, cell)
+    first = explorer_view(page, cell)
     assert first["pixels"] and first["readout"] and first["tokens"], f"{MODEL_NOTEBOOK}: the explorer shows {first}"
     sentence = area.locator(".widget-text input").first
     menu = {label: area.locator(".widget-dropdown").filter(has=page.locator(f'label:text-is("{label}")'))
@@ -347,7 +347,7 @@ def _drive_the_explorer(page, nb, budget_s: float) -> dict:
     for what, act, readout in (("a new sentence", type_sentence, None),
                                ("layer 2", lambda: menu["层"].select_option(index=1), "第 2 层"),
                                ("head 7", lambda: menu["头"].select_option(index=6), "第 2 层 第 7 头")):
-        before, after, took = _explorer_move(page, cell, act, budget_s)
+        before, after, took = explorer_move(page, cell, act, budget_s)
         assert took is not None and after["pixels"] != before["pixels"], \
             f"{MODEL_NOTEBOOK}: the explorer's figure did not change after {what}:\n{before}\n{after}"
         assert after["message"] == "", f"{MODEL_NOTEBOOK}: {what}: the panel says {after['message']!r}"

@@ -25,7 +25,6 @@ timings in ``artifacts/screenshots/browser-summary.json``.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 import time
@@ -184,47 +183,6 @@ def test_notebook_runs_and_widgets_respond(page, lab_server, artifacts_dir, widg
 
 # --------------------------------------------------------------------------- 2.13's attention explorer
 
-# What the explorer shows, by value: the decoded pixels of its figure, the readout and message texts, the token
-# menu's options. (The image's blob URL is new on every update, so it is not compared.)
-_EXPLORER_VIEW_JS = """async cell => {
-  const area = document.querySelector(`.jp-Cell[data-nbtest-index="${cell}"] .jp-Cell-outputArea`);
-  const img = area.querySelector('img');
-  let pixels = '';
-  if (img) {
-    await img.decode().catch(() => null);
-    const c = document.createElement('canvas');
-    c.width = img.naturalWidth; c.height = img.naturalHeight;
-    c.getContext('2d').drawImage(img, 0, 0);
-    pixels = c.width + 'x' + c.height + ':' + c.toDataURL('image/png');
-  }
-  const htmls = Array.from(area.querySelectorAll('.widget-html-content')).map(n => n.textContent);
-  const menu = Array.from(area.querySelectorAll('.widget-dropdown'))
-                    .find(d => d.querySelector('label').textContent.trim() === 'token');
-  const text = n => n.textContent.replace(/\u00a0/g, ' ');   // ipywidgets draws a dropdown label's spaces as nbsp
-  return {pixels, htmls, tokens: menu ? Array.from(menu.querySelectorAll('option')).map(text) : []};
-}"""
-
-
-def _explorer_view(page, cell: int) -> dict:
-    view = page.evaluate(_EXPLORER_VIEW_JS, cell)
-    size, _, png = view["pixels"].partition(":")
-    view["pixels"] = f"{size}:{hashlib.sha256(png.encode()).hexdigest()[:16]}" if png else ""
-    # the panel's two HTML lines: the message above the figure, the readout under it
-    view["message"], view["readout"] = (view.pop("htmls") + ["", ""])[:2]
-    return view
-
-
-def _explorer_move(page, cell: int, act, budget_s: float) -> tuple[dict, dict, float | None]:
-    """``act()`` like a learner; wait until the panel settles; return the views before and after and the seconds."""
-    page.wait_for_timeout(300)                 # let the previous update settle before the baseline
-    before = _explorer_view(page, cell)
-    start = time.monotonic()
-    act()
-    seconds = lab._wait_settled(lambda: json.dumps(_explorer_view(page, cell)), json.dumps(before), start,
-                                budget_s, grace_s=budget_s + 3)
-    return before, _explorer_view(page, cell), seconds
-
-
 def _drive_the_explorer(page, lab_server, run: lab.NotebookRun, budget_s: float, artifacts_dir: Path) -> dict:
     nb = nbformat.read(lab_server.root / MODEL_NOTEBOOK, as_version=4)
     load = next(i for i, c in enumerate(nb.cells)
@@ -259,31 +217,31 @@ def _drive_the_explorer(page, lab_server, run: lab.NotebookRun, budget_s: float,
         sentence.fill(text)
         sentence.press("Enter")
 
-    first = _explorer_view(page, cell)
+    first = lab.explorer_view(page, cell)
     assert first["pixels"] and first["readout"] and first["tokens"], f"{MODEL_NOTEBOOK}: the explorer shows {first}"
 
     # Bad input: a Chinese message in the panel, the last good figure kept, no traceback.
-    before, after, _ = _explorer_move(page, cell, lambda: type_sentence(""), budget_s)
+    before, after, _ = lab.explorer_move(page, cell, lambda: type_sentence(""), budget_s)
     assert re.search(r"[\u4e00-\u9fff]", after["message"]) and after["pixels"] == before["pixels"], (
         f"{MODEL_NOTEBOOK}: an empty sentence should keep the figure and say why in Chinese: {after}")
 
     # A sentence of one's own: new tokens, as the tokenizer split them, in the menu and the figure.
     own = "The trophy didn't fit in the suitcase because it was too big."
-    after = check("typing a new sentence", *_explorer_move(page, cell, lambda: type_sentence(own), budget_s))
+    after = check("typing a new sentence", *lab.explorer_move(page, cell, lambda: type_sentence(own), budget_s))
     assert after["tokens"] != first["tokens"] and any(t.endswith(": trophy") for t in after["tokens"]), after["tokens"]
     trophy = next(t for t in after["tokens"] if t.endswith(": trophy"))
-    after = check("choosing a token", *_explorer_move(page, cell, choose("token", trophy),
+    after = check("choosing a token", *lab.explorer_move(page, cell, choose("token", trophy),
                                                       budget_s))
     assert "trophy（下标" in after["readout"], after["readout"]          # the readout names the chosen token
-    after = check("choosing a layer", *_explorer_move(page, cell, choose("层", "第 2 层"),
+    after = check("choosing a layer", *lab.explorer_move(page, cell, choose("层", "第 2 层"),
                                                       budget_s))
     assert after["readout"].startswith("第 2 层"), after["readout"]
-    after = check("choosing a head", *_explorer_move(page, cell, choose("头", "第 7 头"),
+    after = check("choosing a head", *lab.explorer_move(page, cell, choose("头", "第 7 头"),
                                                      budget_s))
     assert after["readout"].startswith("第 2 层 第 7 头"), after["readout"]
     causal = area.locator('.widget-checkbox input[type="checkbox"]').first
     was = causal.is_checked()
-    before, after, seconds = _explorer_move(page, cell, causal.click, budget_s)
+    before, after, seconds = lab.explorer_move(page, cell, causal.click, budget_s)
     check("toggling the causal mask", before, after, seconds)
     assert causal.is_checked() != was and ("因果掩码" in after["readout"]) != ("因果掩码" in before["readout"])
     lab.screenshot_cell_output(page, cell, artifacts_dir / f"{Path(MODEL_NOTEBOOK).stem}-explorer-moved.png")
@@ -298,7 +256,7 @@ def _drive_the_explorer(page, lab_server, run: lab.NotebookRun, budget_s: float,
             """([cell, suffix]) => Array.from(document.querySelectorAll(
                    `.jp-Cell[data-nbtest-index="${cell}"] .widget-html-content code`))
                  .some(n => n.textContent.endsWith(suffix))""", arg=[cell, suffix], timeout=(budget_s + 3) * 1000)
-        named = _explorer_view(page, cell)["message"]
+        named = lab.explorer_view(page, cell)["message"]
         path = lab_server.root / re.search(r"已保存：(\S+)", named).group(1)  # relative to the kernel's folder
         assert path.suffix == suffix and "L2H7" in path.name and path.is_file() and path.stat().st_mtime >= start - 1, \
             f"{MODEL_NOTEBOOK}: {named!r}: no fresh file of the view shown at {path}"
