@@ -168,3 +168,27 @@ def test_real_model_it_head_and_cls_sink_as_the_notebook_explains(model):
     assert all(int(np.argmax(d.row)) == 0 for d in deep)       # the [CLS] sink, layers 2..6 (section 6)
     causal = X.attention_view(cache, SENTENCE, layer=4, head=2, token=10, causal=True)
     assert causal.future == 0.0 and cache.n_encoded == 2
+
+
+def test_figure_text_is_chinese_and_every_glyph_is_drawn(tiny, caplog):
+    """The explorer's title, axis labels, legend and colour bar are Chinese (a learner reads them; the menus are
+    Chinese too), and every character has a glyph in the figures' font: matplotlib logs a missing glyph, it does
+    not raise, so the log is read."""
+    import logging
+    import re
+    import warnings
+
+    with warnings.catch_warnings(), caplog.at_level(logging.WARNING, logger="matplotlib"):
+        warnings.simplefilter("error")
+        warnings.filterwarnings("ignore", r"'\w+' (argument is )?deprecated", DeprecationWarning)  # matplotlib's own
+        ex = X.attention_explorer(tiny, SENTENCE, layer=2, head=None, token="it", causal=True)
+        fig = ex.figure.fig
+        fig.canvas.draw()
+    texts = [t.get_text() for t in fig.findobj(lambda a: hasattr(a, "get_text")) if t.get_text()]
+    title = next(t for t in texts if "看向哪里" in t)
+    assert "第 2 层" in title and "各头平均" in title and "因果掩码" in title and "'it'" in title, title
+    # "token" is the term the token menu uses; the tokens themselves are the sentence's
+    prose = [t for t in texts if re.search(r"[A-Za-z]{4,}", re.sub(r"'[^']*'|\btoken\b", "", t))
+             and not t.startswith("[") and t not in ex.view.tokens]
+    assert not prose, prose                       # no English label left
+    assert not [r.getMessage() for r in caplog.records if "glyph" in r.getMessage().lower()]

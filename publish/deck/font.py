@@ -34,7 +34,7 @@ FAMILY = "Noto Sans CJK SC"
 #: characters of the plotting helpers and of the notebooks' code cells (what a figure's labels can say), ~100 KiB.
 PLOT_OUT = ROOT / "helpers" / "ui" / "fonts" / "NotoSansSC-ch02-plots.otf"
 PLOT_SOURCES = ("helpers/ui/plotting.py", "helpers/lessons/causal_view.py", "helpers/lessons/saturation/widget.py",
-                "helpers/lessons/shapes.py")
+                "helpers/lessons/shapes.py", "helpers/model/explorer/widget.py")
 
 
 def wanted_text() -> str:

@@ -34,9 +34,9 @@ def _ascii(token: str) -> str:
 
 
 def _title(view: AttentionView) -> str:
-    who = f"'{_ascii(view.tokens[view.token])}' (token {view.token})"
-    where = f"layer {view.layer}, " + ("mean of its heads" if view.head is None else f"head {view.head}")
-    return f"{where}: where {who} looks" + (" [causal mask]" if view.causal else "")
+    who = f"'{_ascii(view.tokens[view.token])}'（token {view.token}）"
+    where = f"第 {view.layer} 层，" + ("各头平均" if view.head is None else f"第 {view.head} 头")
+    return f"{where}：{who}看向哪里" + ("（因果掩码）" if view.causal else "")
 
 
 class ExplorerFigure:
@@ -70,7 +70,7 @@ class ExplorerFigure:
             self.bars = PolyCollection(bar_verts(np.zeros(1), offset=-1.0), animated=True, edgecolors="none")
             self.ax_row.add_collection(self.bars, autolim=False)
             self.ax_row.set_ylim(0, 1.0)
-            self.ax_row.set_ylabel("weight")
+            self.ax_row.set_ylabel("权重")
             self.title = self.ax_row.set_title("", y=1.0, animated=True)
             self.image = self.ax_all.imshow(np.zeros((n_layers * n_heads, 1)), cmap="viridis", vmin=0.0, vmax=1.0,
                                             aspect="auto", interpolation="nearest", animated=True)
@@ -78,20 +78,20 @@ class ExplorerFigure:
                                for l in range(1, n_layers)]
             self.ax_all.set_yticks([l * n_heads + (n_heads - 1) / 2 for l in range(n_layers)],
                                    [f"L{l + 1}" for l in range(n_layers)])
-            self.ax_all.set_ylabel(f"all heads\n(1..{n_heads} per layer)")
+            self.ax_all.set_ylabel(f"所有头\n（每层 1..{n_heads}）")
             self.outline = Rectangle((-0.5, -0.5), 1, 1, fill=False, edgecolor=QUERY_COLOR, lw=1.5, clip_on=False,
                                      animated=True)
             self.ax_all.add_patch(self.outline)
             for ax in (self.ax_row, self.ax_all):    # no x ticks: the token labels are texts drawn per sentence
                 ax.set_xticks([])
             self.ax_row.legend(handles=[Patch(color=SINK_COLOR, label="[CLS] / [SEP]"),
-                                        Patch(color=QUERY_COLOR, label="the token itself"),
-                                        Patch(color=HIDDEN_COLOR, label="hidden by a causal mask")],
+                                        Patch(color=QUERY_COLOR, label="这个词自己"),
+                                        Patch(color=HIDDEN_COLOR, label="被因果掩码去掉的键")],
                                loc="upper right", frameon=False, fontsize=MIN_FONT_PT + 1)
             self.fig.subplots_adjust(left=0.13, right=0.89, bottom=0.2, top=0.93, hspace=0.08)
             box = self.ax_all.get_position()
             cax = self.fig.add_axes((0.905, box.y0, 0.018, box.height))
-            self.fig.colorbar(self.image, cax=cax).set_label("weight")
+            self.fig.colorbar(self.image, cax=cax).set_label("权重")
         self._background = None
         self._base = None               # the background without token labels, the same for every sentence
         self.labels: list = []
