@@ -128,9 +128,10 @@ def runs(request, browser, chromium_path, site, site_dir, widget_budget_s) -> di
     from playwright.sync_api import sync_playwright
 
     results: dict = {}
-    # Only the notebooks whose test was selected (e.g. -k 02-13), all of them by default.
+    # Only the notebooks whose test was selected (e.g. -k 02-13), all of them by default. (An nbval cell item of
+    # notebooks/ has no .module: the whole suite collects them beside these tests.)
     chosen = sorted({item.callspec.params["name"] for item in request.session.items
-                     if item.module is request.module and "name" in getattr(getattr(item, "callspec", None), "params", {})})
+                     if getattr(item, "module", None) is request.module and "name" in getattr(getattr(item, "callspec", None), "params", {})})
     series = chosen or SERIES
 
     def second_half():
