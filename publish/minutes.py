@@ -11,8 +11,8 @@ The rule, per notebook:
 
 - reading: :data:`READING_PACE` characters of its visible Markdown per minute, where a character is one
   Chinese character, and one Latin word or number (a run of letters and digits, in prose or in a formula)
-  also counts as one. The English abstract (for readers without Chinese), link targets and HTML tags are
-  not read;
+  also counts as one. Link targets and HTML tags are not read, nor is the English abstract (the last
+  cell, for readers without Chinese: it is not on the core path);
 - a code cell: :data:`CODE_CELL_MIN` minutes to run it and read what it prints or draws;
 - a prediction: :data:`~publish.deck.slides.VOTE_MIN` minutes -- the question, the answer, the reveal
   (the decks' vote; its reveal cell is not counted again as a code cell);
@@ -36,7 +36,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .deck.slides import VOTE_MIN
-from .notebooks import EXERCISE, series, tags
+from .notebooks import EXERCISE, is_abstract, series, tags
 
 __all__ = ["READING_PACE", "CODE_CELL_MIN", "VOTE_MIN", "RECALL_MIN", "EXERCISE_MIN", "PROMISE", "STATED", "Minutes",
            "core_cells", "reading_units", "minutes", "stated", "main"]
@@ -54,7 +54,6 @@ PREDICT = "predict"
 WARM_UP = "warm-up"
 RECALL = re.compile(r"\brecall_(?:choice|number)\(")
 HEADING = re.compile(r"^(#{1,6})\s+(.*)$", re.M)
-ABSTRACT = re.compile(r"\*\*Abstract\.\*\*.*?(?:\n\s*\n|\Z)", re.S)
 UNIT = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]|[A-Za-z0-9]+")
 
 
@@ -71,7 +70,7 @@ def _level(cell) -> int:
 
 
 def core_cells(cells) -> list:
-    """The cells on the core path: not under a collapsed 选读 heading, not a hidden solution."""
+    """The cells on the core path: not under a collapsed 选读 heading, not a hidden solution, not the English abstract."""
     core, hidden = [], 0
     for cell in cells:
         level = _level(cell)
@@ -82,15 +81,14 @@ def core_cells(cells) -> list:
         first = HEADING.match(_source(cell).lstrip("\n")) if level else None
         if first and first.group(2).strip().startswith("选读") and cell.get("metadata", {}).get("jp-MarkdownHeadingCollapsed"):
             hidden = len(first.group(1))
-        if not cell.get("metadata", {}).get("jupyter", {}).get("source_hidden"):
+        if not cell.get("metadata", {}).get("jupyter", {}).get("source_hidden") and not is_abstract(cell):
             core.append(cell)
     return core
 
 
 def reading_units(markdown: str) -> int:
     """Characters read, by the rule: Chinese characters, plus one per Latin word or number."""
-    text = ABSTRACT.sub("", markdown)
-    text = re.sub(r"\]\([^)]*\)", "]", text)  # a link's target is not read
+    text = re.sub(r"\]\([^)]*\)", "]", markdown)  # a link's target is not read
     text = re.sub(r"<[^>]*>", " ", text)
     return len(UNIT.findall(text))
 

@@ -21,6 +21,10 @@ SOLUTION = "solution"                # a reference answer: removed from the stud
 EXERCISE = "exercise"                # the learner's stub: outputs cleared in the student edition
 FULL_ONLY = "full-edition-only"      # prose true only of the full notebooks
 
+#: The heading of a notebook's last cell, its English abstract (for readers without Chinese; CONTRIBUTING.md):
+#: at the end, out of a Chinese learner's way and after every prediction it could answer.
+ABSTRACT_HEADING = "## English abstract"
+
 #: Output metadata key under which a blind reveal's placeholder keeps the outputs it hides
 #: (helpers.ui.reveal.HIDDEN_KEY: the learner package cannot be imported by the build, nor the reverse;
 #: tests/test_blind_predictions.py checks the two agree).
@@ -53,6 +57,24 @@ def series(root: str | os.PathLike | None = None) -> list[Path]:
 def tags(cell) -> set[str]:
     """A cell's tags."""
     return set(cell.get("metadata", {}).get("tags", []))
+
+
+def _source(cell) -> str:
+    s = cell.get("source", "")
+    return "".join(s) if isinstance(s, list) else s
+
+
+def is_abstract(cell) -> bool:
+    """Whether ``cell`` (an nbformat cell or its JSON dict) is an English abstract: markdown headed :data:`ABSTRACT_HEADING`."""
+    return cell.get("cell_type") == "markdown" and _source(cell).lstrip().startswith(ABSTRACT_HEADING + "\n")
+
+
+def abstract(cells) -> str | None:
+    """The English abstract of a notebook (its text, without the heading) from its cells, or None if its last
+    cell is not one (the abstract is the last cell: anywhere else it is in a learner's way)."""
+    if not cells or not is_abstract(cells[-1]):
+        return None
+    return _source(cells[-1]).lstrip()[len(ABSTRACT_HEADING):].strip() or None
 
 
 def hidden_outputs(output) -> list[dict] | None:

@@ -10,6 +10,8 @@ guide in ``docs/teaching/``:
   previous/next links follow the series' order;
 - each notebook page links to its ``.ipynb`` (shipped beside the page) and to the same
   notebook in the browser edition (JupyterLite: ``<lite-url>?path=<notebook>``);
+- a notebook's English abstract (its last cell, ``publish.notebooks.abstract``) is also its page's
+  ``<meta name="description" lang="en">``, as plain text (see ``description``);
 - the search finds Chinese words (``html_search_language = "zh"``; jieba splits the text);
 - everything is served by the site itself: MathJax 2.7 (from ``jupyter-server-mathjax``),
   the theme's fonts and scripts; no CDN (MyST-NB's require.js / widget-manager URLs are
@@ -50,7 +52,7 @@ import nbformat
 
 from . import web_stills as ww
 from .student import student_notebook
-from .notebooks import NOTEBOOKS, ROOT, hidden_outputs, series as _series
+from .notebooks import NOTEBOOKS, ROOT, abstract, hidden_outputs, series as _series
 
 TEACHING = ROOT / "docs" / "teaching"
 INDEX = "02-00-index"
@@ -126,14 +128,24 @@ def _md_cell(text: str, **meta) -> nbformat.NotebookNode:
     return cell
 
 
+def description(markdown: str) -> str:
+    """An abstract as a page description: plain text (no Markdown emphasis, code ticks or maths dollars), one line."""
+    text = re.sub(r"\*\*|(?<![\w\\])\*|\*(?!\w)|`|\$", "", markdown)
+    return " ".join(text.split())
+
+
 def stage_notebook(nb, name: str, *, lite: str, executed=None) -> tuple[nbformat.NotebookNode, int]:
     """The page version of one committed notebook; returns it and the number of stills drawn.
 
     Widget outputs become stills (from ``executed``'s widget state) plus a pointer to the
     browser edition; code cells committed with hidden source (solutions) fold their input;
-    a line of links (the .ipynb, the browser edition) follows the first cell.
+    a line of links (the .ipynb, the browser edition) follows the first cell; the English abstract (the
+    last cell) is also the page's description (MyST's ``html_meta``, read from the notebook's metadata).
     """
     nb = copy.deepcopy(nb)
+    summary = abstract(nb.cells)
+    if summary:
+        nb.metadata.setdefault("myst", {}).setdefault("html_meta", {})["description lang=en"] = description(summary)
     note = LOCAL_STILL_NOTE if name in LOCAL_ONLY else STILL_NOTE.format(href=html.escape(lite, quote=True))
     # The executed copy's cells, found by cell id (by position where a notebook has no ids), so
     # a page whose cells were filtered (the student edition) still finds its widgets' views.

@@ -33,11 +33,17 @@ def _code(source="x = 1", tags=(), hidden=False):
     return {"cell_type": "code", "source": source, "metadata": meta, "outputs": []}
 
 
-def test_reading_counts_chinese_characters_and_latin_words_not_the_abstract_nor_link_targets():
+def test_reading_counts_chinese_characters_and_latin_words_not_link_targets():
     assert M.reading_units("注意力权重") == 5
     assert M.reading_units("softmax 的导数 $d_k$") == 1 + 3 + 2           # softmax; 的导数; d, k
     assert M.reading_units("[目录](02-00-index.ipynb)") == 2
-    assert M.reading_units("# 2.5 标题\n\n**Abstract.** Three English words here.\n\n正文") == 2 + 2 + 2
+    assert M.reading_units("# 2.5 标题\n\n正文 <b>in</b> English") == 2 + 2 + 2 + 2
+
+
+def test_the_english_abstract_is_not_on_the_core_path():
+    cells = [_md("# 2.5 标题"), _code(), _md("## 小结\n\n- 一条"), _md("## English abstract\n\nThree English words.")]
+    assert M.core_cells(cells) == cells[:3]
+    assert M._count("x", M.core_cells(cells)).units == 4 + 4      # 2, 5, 标, 题; 小, 结, 一, 条 (no English word)
 
 
 def test_a_collapsed_optional_heading_hides_its_section_and_only_that():

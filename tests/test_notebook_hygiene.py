@@ -13,12 +13,17 @@ from pathlib import Path
 import pytest
 from nbcells import cells as _cells, src as _src, tags as _tags
 
+from publish.notebooks import abstract
+
 NOTEBOOKS = sorted((Path(__file__).resolve().parents[1] / "notebooks").glob("*.ipynb"))
 NAME = re.compile(r"^02-\d\d-[a-z0-9]+(-[a-z0-9]+)*\.ipynb$")
 MAX_CODE_LINES = 50
 MAX_MARKDOWN_LINES = 60
 MAX_OUTPUT_BYTES = 300_000
 MAX_NOTEBOOK_BYTES = 3_000_000
+LATIN_WORD = re.compile(r"[A-Za-z]+")
+CJK = re.compile(r"[\u4e00-\u9fff]")
+ABSTRACT_ANYWHERE = re.compile(r"\*\*Abstract\.\*\*|^#+\s*English abstract", re.M)
 LEAKED_REPR = re.compile(r"^(\[?<matplotlib\.|Text\(|<Figure size .* with \d+ Axes>$)")
 
 
@@ -32,7 +37,30 @@ def test_name_and_opening_cell(path):
     first = _cells(path)[0]
     text = _src(first)
     assert first["cell_type"] == "markdown" and text.startswith("# "), f"{path.name}: must open with a '# title' markdown cell"
-    assert "**Abstract.**" in text, f"{path.name}: the opening cell needs an English '**Abstract.**' paragraph"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_the_english_abstract_is_the_last_cell_and_only_there(path):
+    """For readers without Chinese, out of a Chinese learner's way: after everything, every prediction included."""
+    cells = _cells(path)
+    last = _src(cells[-1])
+    assert cells[-1]["cell_type"] == "markdown" and last.startswith("## English abstract\n\n"), \
+        f"{path.name}: the last cell must be the English abstract ('## English abstract', a blank line, the text)"
+    body = last.split("\n\n", 1)[1]
+    words, chinese = LATIN_WORD.findall(body), CJK.findall(body)
+    assert len(words) >= 40 and len(chinese) * 5 < len(words), \
+        f"{path.name}: the abstract should be 3-5 English sentences ({len(words)} Latin words, {len(chinese)} Chinese characters)"
+    elsewhere = [k for k, c in enumerate(cells[:-1]) if ABSTRACT_ANYWHERE.search(_src(c))]
+    assert not elsewhere, f"{path.name}: cells {elsewhere} hold an abstract too; it is the last cell only"
+    assert abstract(cells) == body.strip(), "publish.notebooks.abstract does not read the last cell's abstract"
+
+
+def test_an_abstract_that_is_not_last_is_not_the_abstract():
+    heading = {"cell_type": "markdown", "source": "# 2.N 标题", "metadata": {}}
+    english = {"cell_type": "markdown", "source": ["## English abstract\n", "\n", "Some English."], "metadata": {}}
+    assert abstract([heading, english]) == "Some English."
+    assert abstract([english, heading]) is None
+    assert abstract([heading]) is None and abstract([]) is None
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)

@@ -71,6 +71,15 @@ def test_no_solution_is_left(edition, path):
     assert kept == [c.source for c in full.cells if not removed & _tags(c)], "other cells must be kept as they are"
 
 
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name[:5])
+def test_the_english_abstract_stays_the_last_cell(edition, path):
+    from publish.notebooks import abstract
+
+    said = abstract(nbformat.read(edition[path.name], as_version=4).cells)
+    assert said is not None and said == abstract(nbformat.read(path, as_version=4).cells), \
+        f"student {path.name} does not end with the full notebook's English abstract"
+
+
 # What the student edition lacks: solution cells, the teacher's guide (docs/ is not copied), the repository's files.
 ABSENT = re.compile(r"_solution|参考答案|docs/teaching|教师指南|CONTRIBUTING\.md")
 

@@ -9,6 +9,7 @@ in Chromium at phone width, are tests/browser/test_web_edition.py.
 from __future__ import annotations
 
 import base64
+import html
 import json
 import re
 from pathlib import Path
@@ -45,6 +46,23 @@ def test_a_page_per_notebook_with_its_notebook_beside_it(site):
         lite = web.lite_href(web.DEFAULT_LITE_URL, name, depth=1)
         assert f'class="lite-link" href="{lite}"' in text, f"{name}: no link to the browser edition"
         assert "VBox(children" not in text and "widget-view+json" not in text, f"{name}: a raw widget output is left"
+
+
+def test_a_page_is_described_by_its_english_abstract_shown_last(site):
+    for name in SERIES:
+        last = nbformat.read(ROOT / "notebooks" / name, as_version=4).cells[-1].source
+        body = last.split("\n\n", 1)[1]                       # after the '## English abstract' heading
+        text = (site / "notebooks" / f"{name[:-6]}.html").read_text(encoding="utf-8")
+        head, article = text.split("</head>", 1)
+        metas = re.findall(r'<meta\b[^>]*\bname="description"[^>]*>', head)
+        assert len(metas) == 1 and 'lang="en"' in metas[0], f"{name}: {metas}"
+        said = html.unescape(re.search(r'\bcontent="([^"]*)"', metas[0]).group(1))
+        assert re.findall(r"[A-Za-z]+", said) == re.findall(r"[A-Za-z]+", body), f"{name}: the description is not its abstract"
+        assert not re.search(r"\*|`|\$|\n", said), f"{name}: Markdown left in the description: {said[:120]!r}"
+        sections = re.findall(r'<section id="([^"]+)"', article)
+        assert sections[-1] == "english-abstract", f"{name}: the abstract is not the page's last section ({sections[-3:]})"
+        assert "English abstract" not in article.split('id="english-abstract"', 1)[0].split("</nav>")[-1], \
+            f"{name}: the English abstract shows before the end of the page"
 
 
 def test_home_page_is_the_index(site):
