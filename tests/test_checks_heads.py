@@ -195,3 +195,25 @@ def test_the_expected_reach_is_what_a_real_stack_does():
             X2[j] += rng.normal(size=d)              # not a constant shift: LayerNorm would remove that
             seen[:, j] = np.abs(_windowed_stack(X2, window, n_blocks, params) - base).max(axis=1) > 1e-12
         assert np.array_equal(seen, reach_closed_form(T, window, n_blocks)), (window, n_blocks)
+
+
+# ---- review r3: the mistake named is the one made -------------------------------------------------------------
+
+def _gqa_projected_by_the_helper(X, W_Q, W_K, W_V, W_O, n_heads, n_kv_heads):
+    # what a learner writes after reading "Any helper of section 1 may be used": H.project_qkv refuses W_K narrower
+    import helpers as H
+
+    Q, K, V = H.project_qkv(X, W_Q, W_K, W_V)
+    rep = n_heads // n_kv_heads
+    Kh, Vh = (np.repeat(H.heads.split_heads(M, n_kv_heads), rep, axis=0) for M in (K, V))
+    out = H.scaled_dot_product_attention(H.heads.split_heads(Q, n_heads), Kh, Vh).output
+    return H.heads.merge_heads(out) @ W_O
+
+
+_, test_review_contributions_reject = check_table(check_head_contributions, [], {
+    # every head times the whole W_O: a shape error that a column block of W_O also raises; it must not be named that
+    "heads @ W_O": (lambda hd, W: hd @ W, ["整个 W_O", "第 i 段行"]),
+})
+_, test_review_gqa_reject = check_table(check_grouped_query_attention, [], {
+    "projected with H.project_qkv": (_gqa_projected_by_the_helper, ["project_qkv", "一样宽"]),
+})

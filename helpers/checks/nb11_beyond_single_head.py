@@ -44,11 +44,15 @@ def _hc_wrong(kind):
             return _contributions(heads, W_O) / h
         if kind == "reversed":                     # head i meets the block of head h - 1 - i
             return np.stack([heads[i] @ W_O[(h - 1 - i) * d_v:(h - i) * d_v] for i in range(h)])
+        if kind == "whole W_O":                    # heads @ W_O: right only with one head, else a shape error
+            return heads @ W_O
         raise ValueError(kind)
     return wrong
 
 
 _HC_WRONG = [
+    Wrong("你把每个头的输出都乘了整个 W_O：一个头的输出只有 d_v 列，而 W_O 有 h·d_v 行，形状对不上（只有一个头时才碰巧能乘）。"
+          "拼接后第 i 个头占第 i 段列，只和 W_O 的第 i 段行（每段 d_v 行）相乘。", _hc_wrong("whole W_O")),
     Wrong("你用的是 W_O 的一段列：拼接后的第 i 个头占的是拼接结果的第 i 段列，乘 W_O 时和它相乘的是 W_O 的第 i 段行（每段 d_v 行）。",
           _hc_wrong("columns")),
     Wrong("第 i 个头对应 W_O 里连续的一段行，而不是每隔 h 行取一行：拼接时各头是一段一段排的。", _hc_wrong("strided")),
@@ -111,7 +115,18 @@ def _gqa_wrong(kind):
     return wrong
 
 
+def _gqa_through_project_qkv(X, W_Q, W_K, W_V, W_O, n_heads, n_kv_heads):
+    """The right computation, projected with H.project_qkv: it refuses W_K narrower than W_Q (g < h)."""
+    Q, K, V = H.project_qkv(np.asarray(X, dtype=float), np.asarray(W_Q, dtype=float), np.asarray(W_K, dtype=float),
+                            np.asarray(W_V, dtype=float))
+    return _gqa_reference(np.asarray(X, dtype=float), np.asarray(W_Q, dtype=float), np.asarray(W_K, dtype=float),
+                          np.asarray(W_V, dtype=float), np.asarray(W_O, dtype=float), n_heads, n_kv_heads)
+
+
 _GQA_WRONG = [
+    Wrong("H.project_qkv 是为每个头都有自己的键、值写的：它要求 W_Q 和 W_K 一样宽，而这里 W_K、W_V 只有 g 组，比 W_Q 窄，"
+          "所以它报了错。三个投影各自用一次矩阵乘法（X 乘各自的矩阵）算出来，再把查询切成 h 个头、键和值切成 g 个头。",
+          _gqa_through_project_qkv),
     Wrong("查询头和键值组配错了：相邻的 h/g 个查询头共用同一组（第 1 组给查询头 1 到 h/g，第 2 组给接下来的 h/g 个……），"
           "你像是让查询头轮流使用各组（1, 2, …, g, 1, 2, …）。", _gqa_wrong("tiled")),
     Wrong("缩放用了所有查询头的总宽度：每个头只用自己的 d_head 个分量打分，除以每头宽度的平方根。", _gqa_wrong("all heads")),
