@@ -405,36 +405,6 @@ def write_lite_dir(work: Path, cache: Path, packages: list[str]) -> None:
     (work / "jupyter_lite_config.json").write_text(json.dumps(build_config, indent=2), encoding="utf-8")
 
 
-# JupyterLite 0.6.4's kernel service cancels every queued cell when any cell replies with an
-# error (its Run All "stops on error"), ignoring the request's ``stop_on_error``. JupyterLab
-# sends ``stop_on_error: false`` for a cell tagged ``raises-exception`` and ipykernel then runs
-# the rest; here Run All stopped dead after 2.6's cell that is meant to fail. The two edits
-# make the built application do what ipykernel does: the kernel's execute_reply carries the
-# request's stop_on_error in its metadata, and the service cancels the queue only when it is
-# not false. Exact strings of the pinned build, each required once: the build fails otherwise.
-STOP_ON_ERROR_PATCH = (
-    ('parentHeader:s.header,session:e.header.session,content:r})',
-     'parentHeader:s.header,session:e.header.session,content:r,metadata:{stop_on_error:!1!==t.stop_on_error}})'),
-    ('"execute_reply"===e.header.msg_type&&"error"===e.content.status&&h.cancel()',
-     '"execute_reply"===e.header.msg_type&&"error"===e.content.status&&!1!==(e.metadata||{}).stop_on_error&&h.cancel()'),
-)
-
-
-def honour_stop_on_error(built: Path) -> str:
-    """Apply STOP_ON_ERROR_PATCH to the built JupyterLite application; return the patched file."""
-    hits = [f for f in sorted((built / "build").glob("*.js"))
-            if all(old in f.read_text(encoding="utf-8") for old, _ in STOP_ON_ERROR_PATCH)]
-    if len(hits) != 1:
-        raise SystemExit(f"JupyterLite's kernel service: expected one bundle to patch (stop_on_error), found {hits}")
-    text = hits[0].read_text(encoding="utf-8")
-    for old, new in STOP_ON_ERROR_PATCH:
-        if text.count(old) != 1:
-            raise SystemExit(f"{hits[0].name}: {old!r} occurs {text.count(old)} times, expected once")
-        text = text.replace(old, new)
-    hits[0].write_text(text, encoding="utf-8")
-    return hits[0].relative_to(built).as_posix()
-
-
 def tree_size(path: Path) -> int:
     return sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
 
@@ -485,7 +455,6 @@ def build(out_dir: Path, cache: Path) -> dict:
         for junk in (".jupyterlite.doit.db",):
             for p in built.glob(junk + "*"):
                 p.unlink()
-        manifest["stop_on_error_patch"] = honour_stop_on_error(built)
         log("2.13's model: the verified weights from the model cache (python -m helpers.model fetch)")
         manifest["model"] = add_model(model_cache.fetch(), built / model_browser.SITE_FOLDER)
         manifest["kernel_packages"] = packages

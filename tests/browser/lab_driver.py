@@ -106,8 +106,6 @@ PROBE_CELLS = [
              "    readout.value = f\"k = {change['new']}\"\n\n"
              "slider.observe(update, names='value')\n"
              "widgets.VBox([slider, image, readout])", ["nbval-ignore-output"]),
-    ("code", "raise ValueError('expected: this cell is tagged raises-exception')", ["raises-exception"]),
-    ("code", "print('cells after a raises-exception cell still run')", []),
 ]
 
 
@@ -218,11 +216,10 @@ def run_all(page, name: str, timeout_s: float = 300) -> NotebookRun:
     """Run All Cells through the command registry; return once the kernel processed every cell.
 
     JupyterLab sends all the cells' execute requests at once, and its run-all promise
-    settles as soon as ANY reply is not "ok" -- also for a cell tagged ``raises-exception``,
-    while the kernel is still working through the rest. So "done" is decided by the
-    kernel instead: after the command settles, one more (silent, empty) execute request
-    is queued; the kernel answers requests in order, so its reply means every cell
-    before it was executed (or aborted, after an untagged error).
+    settles as soon as ANY reply is not "ok", possibly before the kernel has worked through
+    the rest. So "done" is decided by the kernel instead: after the command settles, one
+    more (silent, empty) execute request is queued; the kernel answers requests in order, so
+    its reply means every cell before it was executed (or aborted, after an error).
     """
     ms = int(timeout_s * 1000)
     start = time.monotonic()
@@ -260,13 +257,10 @@ def problems(run: NotebookRun, tags: dict[int, list[str]]) -> list[str]:
         if cell["executionCount"] is None:
             found.append(f"cell {i}: not executed (did an earlier cell fail and stop Run All?)")
         for out in cell["outputs"]:
-            if out["output_type"] == "error" and "raises-exception" not in cell_tags:
+            if out["output_type"] == "error":
                 found.append(f"cell {i}: {out['ename']}: {out['evalue']}\n{out['text']}")
-            if out["output_type"] == "stream" and out["name"] == "stderr" and not (
-                    cell_tags & {"shows-warning", "raises-exception"}):
+            if out["output_type"] == "stream" and out["name"] == "stderr" and "shows-warning" not in cell_tags:
                 found.append(f"cell {i}: unexpected stderr: {out['text']}")
-        if "raises-exception" in cell_tags and not any(o["output_type"] == "error" for o in cell["outputs"]):
-            found.append(f"cell {i}: tagged raises-exception but raised nothing")
     return found
 
 
