@@ -155,3 +155,20 @@ def test_the_old_generic_name_is_gone():
     import helpers.lessons.causal_view as cv
 
     assert not hasattr(cv, "compute") and "causal_view_state" in cv.__all__
+
+
+def test_a_note_says_where_the_weights_come_from_above_both_panels():
+    # 2.10 draws random-projection weights: the figure (static and slider) must say they carry no meaning
+    note = "随机 W_Q、W_K 算出的权重（无语义）"
+    box = causal_widget(causal_weights(4), ["w1", "w2", "w3", "w4"], t=2, note=note)
+    fig = box.plot.fig
+    assert fig._suptitle is not None and fig._suptitle.get_text() == note
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    top = fig._suptitle.get_window_extent(renderer)
+    for ax in fig.axes:                          # above every panel and its title, inside the figure
+        assert top.y0 >= ax.get_tightbbox(renderer).y1 - 1
+    assert top.y1 <= fig.bbox.y1 + 1
+    fig2 = Figure()
+    FigureCanvasAgg(fig2)
+    assert CausalViewPlot(causal_weights(3), list("abc"), fig=fig2).fig._suptitle is None   # no note unless asked

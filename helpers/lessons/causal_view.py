@@ -111,9 +111,11 @@ class CausalViewPlot:
         :meth:`update` changes the existing artists instead of drawing anew.
     t : int
         Initial position (1-based).
+    note : str, optional
+        A line above both panels saying where the weights come from (e.g. that random W_Q, W_K give them no meaning).
     """
 
-    def __init__(self, weights, labels=None, *, fig, t: int = 1):
+    def __init__(self, weights, labels=None, *, fig, t: int = 1, note: str | None = None):
         self.weights = _attention_weights(weights)
         T = self.weights.shape[0]
         self.labels = token_labels(T) if labels is None else check_labels("labels", labels, T, "one entry per token")
@@ -135,6 +137,8 @@ class CausalViewPlot:
         self.ax_bar.set_ylim(0, 1.05)
         self.ax_bar.set_xlabel("键 j")
         self.ax_bar.set_ylabel("权重 A[t, j]")
+        if note is not None:
+            fig.suptitle(str(note))
         fig.tight_layout()
         self.view = self.update(t)
 
@@ -168,7 +172,7 @@ def _png(fig) -> bytes:
     return buf.getvalue()
 
 
-def causal_widget(weights, labels=None, *, t: int = 1, figsize=(9.0, 3.4), dpi: int = 80):
+def causal_widget(weights, labels=None, *, t: int = 1, note: str | None = None, figsize=(9.0, 3.4), dpi: int = 80):
     """A slider for the current position t that highlights what token t may see.
 
     One Agg figure is created once; moving the slider updates its artists in
@@ -183,6 +187,8 @@ def causal_widget(weights, labels=None, *, t: int = 1, figsize=(9.0, 3.4), dpi: 
         Token labels.
     t : int
         Initial position (1-based).
+    note : str, optional
+        A line above the figure saying where the weights come from (see :class:`CausalViewPlot`).
 
     Returns
     -------
@@ -196,7 +202,7 @@ def causal_widget(weights, labels=None, *, t: int = 1, figsize=(9.0, 3.4), dpi: 
 
     fig = Figure(figsize=figsize, dpi=dpi)
     FigureCanvasAgg(fig)
-    plot = CausalViewPlot(weights, labels, fig=fig, t=t)
+    plot = CausalViewPlot(weights, labels, fig=fig, t=t, note=note)
     T = plot.weights.shape[0]
     slider = widgets.IntSlider(value=plot.view.t, min=1, max=T, step=1, description="t",
                                continuous_update=True)
