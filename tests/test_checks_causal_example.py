@@ -142,3 +142,33 @@ def test_attention_helpers_are_refused(capsys):
 def test_not_a_function_gets_a_verdict(capsys):
     assert not check_causal_worked_example(correct_where())
     assert "需要传入一个函数" in capsys.readouterr().out
+
+
+# ---- fresh-eyes review (r2): the slip actually made is named; a bad return is not called an exception -------
+
+def test_classic_slips_are_named(capsys):
+    from check_verdicts import fails
+    for fn, words in [(wrong_mask_after_softmax, "先对整行做 softmax"), (wrong_anti_causal, "方向反了"),
+                      (wrong_no_scale, "√d_k = √2")]:
+        out = fails(capsys, check_causal_worked_example(fn))
+        assert words in out, (fn.__name__, out)
+
+    def diagonal_hidden():          # j < i instead of j <= i; row 1 has no key left (-1e9: uniform)
+        S = np.where(np.tril(np.ones((4, 4), dtype=bool), -1), Q @ K.T / np.sqrt(2), -1e9)
+        A = _softmax_rows(S)
+        return A, A @ V
+
+    out = fails(capsys, check_causal_worked_example(diagonal_hidden))
+    assert "连对角线也挡住了" in out, out
+
+
+def test_a_forgotten_return_or_a_bare_array_is_not_called_an_exception(capsys):
+    from check_verdicts import fails
+
+    def forgot_return():
+        correct_where()
+
+    out = fails(capsys, check_causal_worked_example(forgot_return))
+    assert "返回了 None" in out and "抛出了异常" not in out, out
+    out = fails(capsys, check_causal_worked_example(lambda: correct_where()[0]))
+    assert "要返回一对 (weights, output)" in out and "抛出了异常" not in out, out

@@ -200,7 +200,7 @@ test_cross_attention_shape_accepts, test_cross_attention_shape_rejects = check_t
                           ["列数必须相同", "拼不上"]),
      "W as (out, in)": (lambda xq, xkv, wq, wk, wv: shape_by_rule(xq, xkv, wq[::-1], wk[::-1], wv[::-1]), "（输入宽度, 输出宽度）"),
      "no check at all": (lambda xq, xkv, wq, wk, wv: (xq[0], wv[1]), ["没有检查任何维度", "拼不上"]),
-     "always None": (lambda *a: None, "写死"),
+     "always None": (lambda *a: None, "忘了写 `return`"),   # r2 review: a forgotten return, not a hard-coded answer
      "3 numbers": (lambda xq, xkv, wq, wk, wv: shape_by_rule(xq, xkv, wq, wk, wv) and (1, xq[0], wv[1]), "形状")})
 
 
@@ -215,3 +215,13 @@ def test_something_else_than_none_for_shapes_that_do_not_fit_is_named(instead, c
     out = fails(capsys, check_cross_attention_shape(
         lambda *a: instead if shape_by_rule(*a) is None else shape_by_rule(*a)))
     assert "拼不上" in out and "要返回 None" in out and "(2,)" not in out, out
+
+
+def test_a_function_that_always_returns_none_is_asked_about_return(capsys):
+    # fresh-eyes review (r2): a forgotten `return` was told it ignored its arguments (a hard-coded answer)
+    def forgot_return(x_q, x_kv, w_q, w_k, w_v):
+        (x_q[0], w_v[1])
+
+    out = fails(capsys, check_cross_attention_shape(forgot_return))
+    assert "拼得上，你却返回了 None" in out and "忘了写 `return`" in out, out
+    assert "写死" not in out, out

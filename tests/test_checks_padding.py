@@ -261,3 +261,19 @@ def test_deleting_the_keys_is_not_told_the_lengths_differ_where_they_do_not(caps
     out = fails(capsys, check_padded_attention_weights(deleted_and_stacked))
     assert "第 1/5 个用例" in out and "删掉" in out, out
     assert "何况每个句子的长度不同" not in out, out
+
+
+# ---- fresh-eyes review (r2): a novice hides the padded queries' rows with -1e9 instead of -inf ----------------
+
+def mask_on_rows_minus_1e9(Q, K, lengths):         # the keys stay unmasked; the padded queries' rows go uniform
+    T = K.shape[1]
+    real_queries = np.arange(T)[None, :] < np.asarray(lengths)[:, None]
+    S = np.where(real_queries[:, :, None], Q @ np.swapaxes(K, -1, -2) / np.sqrt(K.shape[-1]), -1e9)
+    E = np.exp(S - S.max(axis=-1, keepdims=True))
+    return E / E.sum(axis=-1, keepdims=True)
+
+
+def test_rows_masked_with_a_large_negative_number_are_named(capsys):
+    # before, this got the case's generic hint: only the -inf version of "masked the rows" was known
+    out = fails(capsys, check_padded_attention_weights(mask_on_rows_minus_1e9))
+    assert "遮住的是行" in out and "遮列" in out, out

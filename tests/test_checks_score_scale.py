@@ -54,6 +54,8 @@ test_review_accepts, test_review_names_the_slip = check_table(check_score_scale,
     "1 / Var": (lambda d, a, b: 1 / (d * a * b), "乘的是方差的倒数"),
     "the standard deviation": (lambda d, a, b: math.sqrt(d * a * b), "你返回的是标准差本身"),
     "sum of the variances": (lambda d, a, b: 1 / math.sqrt(d * (a + b)), "不是它们的和"),
+    # fresh-eyes review (r2): it equals 1/d_k on the one case with var_q * var_k = 4, and was told "divide by d_k"
+    "no square root on the variances": (lambda d, a, b: 1 / (math.sqrt(d) * a * b), "var_q·var_k 却没有开"),
 })
 
 

@@ -68,6 +68,8 @@ _SS_WRONG = [
     Wrong("乘的是方差的倒数：c·(q·k) 的方差是 c² 乘 Var(q·k)，所以要乘标准差的倒数（方差的平方根的倒数）。",
           lambda d, a, b: 1 / (d * a * b)),
     Wrong("你返回的是标准差本身：要的是乘上去的因子 c，它是标准差的倒数。", lambda d, a, b: math.sqrt(d * a * b)),
+    Wrong("只给 d_k 开了平方根，var_q·var_k 却没有开：c² 乘 Var(q·k) 要等于 1，所以 Var(q·k) 的每个因子在 c 里都要开平方，"
+          "两个方差也不例外。", lambda d, a, b: 1 / (math.sqrt(d) * a * b)),
     Wrong("除以 d_k 而不是 √d_k：c·(q·k) 的方差是 c² 乘 Var(q·k)，除以 d_k 把方差压成了 1/d_k（d_k 越大，分数越接近相等），"
           "而不是 1；分量方差不是 1 时，var_q 和 var_k 也要考虑进去。", lambda d, a, b: 1 / d),
     Wrong("一项的方差是两个分量方差的乘积，不是它们的和。", lambda d, a, b: 1 / math.sqrt(d * (a + b))),

@@ -11,7 +11,7 @@ import numpy as np
 
 import helpers as H
 
-from .core import FAIL, Case, CheckResult, float_safe, lenient_softmax
+from .core import CONSTANT_HINT, FAIL, Case, CheckResult, float_safe, lenient_softmax
 from .diagnose import Wrong, run_diagnosed
 
 __all__ = ["check_batched_cross_attention", "check_cross_attention_shape"]
@@ -263,6 +263,10 @@ def check_cross_attention_shape(fn) -> CheckResult:
         print(out, end="")
         return result
     hint = result.message.partition("\n")[2]
+    if said == "这组形状拼得上，你却返回了 None" and CONSTANT_HINT in hint:
+        # None for every pair of shapes: a forgotten return, not a hard-coded answer
+        hint = ("   提示（hint）：你的函数对每一组形状都返回 None：是不是忘了写 `return`？"
+                "只有形状拼不上时才返回 None，拼得上时要把输出的形状 return 回来。")
     msg = f"{FAIL} {name}：第 {k + 1}/{len(cases)} 个用例（{cases[k].label}）：{said}。" + (f"\n{hint}" if hint else "")
     print(out.replace(result.message, msg), end="" if out.endswith("\n") else "\n")
     return CheckResult(name, False, len(cases), k, msg)

@@ -38,7 +38,7 @@ def _pw_wrong(*, keys=None, where="before", fill=-np.inf, renormalise=False, axi
     the (B, T, T) scores: "before" (the right broadcast), "none", "after" (zero the weights), "rows" (on the
     query axis), "trailing" (the (B, T) table aligned with the last two axes: numpy's default broadcast),
     "both" (a (B, T, T) table that hides the padded queries as well as the padded keys). ``fill`` is what
-    "before" and "both" put in the hidden scores (0.0: the scores multiplied by the mask); ``no_shift`` skips
+    "before", "rows" and "both" put in the hidden scores (0.0: the scores multiplied by the mask); ``no_shift`` skips
     subtracting each row's maximum before exp.
     """
     def wrong(Q, K, lengths):
@@ -53,7 +53,7 @@ def _pw_wrong(*, keys=None, where="before", fill=-np.inf, renormalise=False, axi
         elif where == "both":
             S = np.where(real[:, :, None] & real[:, None, :], S, fill)
         elif where == "rows":
-            S = np.where(real[:, :, None], S, -np.inf)
+            S = np.where(real[:, :, None], S, fill)
         elif where == "trailing":
             S = np.where(real, S, -np.inf)
         if global_max or no_shift:
@@ -98,6 +98,8 @@ _PW_WRONG = [
           "真实键的 exp 全部下溢成 0，重新归一化得到 0/0。" + _AFTER, _pw_wrong(where="after", renormalise=True)),
     Wrong("掩码遮住的是行（填充位置上的查询），应该遮列（填充位置上的键）：填充是键的属性，每个查询都不能看填充的键。",
           _pw_wrong(where="rows")),
+    Wrong("掩码遮住的是行（填充位置上的查询），应该遮列（填充位置上的键）：填充是键的属性，每个查询都不能看填充的键。",
+          _pw_wrong(where="rows", fill=-1e9)),
     Wrong("掩码遮住的是行（填充位置上的查询），应该遮列（填充位置上的键）：填充是键的属性，每个查询都不能看填充的键。",
           _pw_wrong(where="none", mask_rows=True)),
     Wrong("填充列遮对了，但你把填充位置上的查询（行）也清零了：练习要求每一行——包括填充位置上的查询——都在本句的真实键上和为 1。只遮键（列）。",

@@ -3,11 +3,15 @@ inverted for one entry, issue 30), and the book's example with a causal mask (tr
 
 from __future__ import annotations
 
+import contextlib
+import io
+import re
+
 import numpy as np
 
 import helpers as H
 
-from .core import Case, CheckResult, float_safe, run_check
+from .core import Case, CheckResult, float_safe, lenient_softmax, run_check
 from .diagnose import Wrong, run_diagnosed
 
 __all__ = ["check_score_for_weight", "check_causal_worked_example"]
@@ -78,13 +82,40 @@ def check_score_for_weight(fn) -> CheckResult:
     return run_diagnosed("check_score_for_weight", fn, cases, wrong=_SW_WRONG, atol=1e-6, rtol=0.0, dtype_aware=False)
 
 
-def _reference() -> tuple[np.ndarray, np.ndarray]:
+def _causal(mask=None, fill=-np.inf, where="before", scale=True):
+    """The book's example with a causal mask, done right or with a classic slip (a simulated learner's answer)."""
     ex = H.book.exact_values()
     Q, K, V = ex["Q"], ex["K"], ex["V"]
-    S = Q @ K.T / np.sqrt(Q.shape[1])
-    S = np.where(np.tril(np.ones((4, 4), dtype=bool)), S, -np.inf)
-    A = H.softmax(S)
+    S = Q @ K.T / (np.sqrt(Q.shape[1]) if scale else 1.0)
+    allowed = np.tril(np.ones((4, 4), dtype=bool)) if mask is None else mask
+    if where == "before":
+        S = np.where(allowed, S, fill)
+    A = lenient_softmax(S)
+    if where == "after":
+        A = A * allowed
     return A, A @ V
+
+
+def _reference() -> tuple[np.ndarray, np.ndarray]:
+    return _causal()
+
+
+def _part_of(answer):
+    return lambda k: answer()[k]
+
+
+_NOT_A_PAIR = "请返回一对 (weights, output)"
+_CW_WRONG = [
+    Wrong("先对整行做 softmax、再把被挡住的权重清零：剩下的权重加起来小于 1。被挡住的键要在 softmax 之前排除"
+          "（它们的分数换成 −∞），剩下的键才重新分完全部权重。", _part_of(lambda: _causal(where="after"))),
+    Wrong("连对角线也挡住了：第 i 个 token 看得见它自己（j ≤ i），只挡住它后面的键（j > i）。",
+          _part_of(lambda: _causal(mask=np.tril(np.ones((4, 4), dtype=bool), -1)))),
+    Wrong("连对角线也挡住了：第 i 个 token 看得见它自己（j ≤ i），只挡住它后面的键（j > i）。",
+          _part_of(lambda: _causal(mask=np.tril(np.ones((4, 4), dtype=bool), -1), fill=-1e9))),
+    Wrong("掩码的方向反了：第 i 行能看的是第 1…i 个键（自己和前面的 token），你挡住的是前面的键、留下的是后面的。",
+          _part_of(lambda: _causal(mask=np.triu(np.ones((4, 4), dtype=bool))))),
+    Wrong("分数没有除以 √d_k = √2：书的公式里分数先缩放，再做 softmax。", _part_of(lambda: _causal(scale=False))),
+]
 
 
 def check_causal_worked_example(fn) -> CheckResult:
@@ -94,7 +125,8 @@ def check_causal_worked_example(fn) -> CheckResult:
     may only look at keys j <= i (itself and the tokens before it). ``output`` has shape (4, 2).
     Both must match the exact values to 1e-4, so weights rounded to 3 decimals do not pass.
     A function that reaches into ``helpers`` (``H.self_attention(..., causal=True)``, ``H.softmax``)
-    is refused: the task is to write the masked attention with numpy (see ``numpy_only``).
+    is refused: the exercise asks for numpy only (see ``numpy_only``). A function that returns None is
+    told it forgot ``return``; one that returns something other than a pair is told so, not that it raised.
     """
     name = "check_causal_worked_example"
     if not callable(fn):
@@ -103,8 +135,10 @@ def check_causal_worked_example(fn) -> CheckResult:
 
     def part(k):
         result = fn()
+        if result is None:
+            return None          # run_check says: returned None, forgot `return`?
         if not isinstance(result, (tuple, list)) or len(result) != 2:
-            raise TypeError(f"请返回一对 (weights, output)；你返回的是 {type(result).__name__}")
+            raise TypeError(f"{_NOT_A_PAIR}；你返回的是 {type(result).__name__}")
         return result[k]
 
     cases = [
@@ -114,5 +148,16 @@ def check_causal_worked_example(fn) -> CheckResult:
         Case("因果掩码下的输出（4×2）", (1,), out,
              "输出的第 i 行是第 i 行权重对 V 的各行加权求和；用不舍入的权重。"),
     ]
-    return run_diagnosed(name, part, cases, numpy_only=True, learner=fn, ask="只用 numpy 亲手写出带掩码的注意力",
-                         atol=1e-4, rtol=0.0, dtype_aware=False)
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf):
+        result = run_diagnosed(name, part, cases, wrong=_CW_WRONG, numpy_only=True, learner=fn,
+                               ask="只用 numpy 亲手写出带掩码的注意力", atol=1e-4, rtol=0.0, dtype_aware=False)
+    out_text, msg = buf.getvalue(), result.message
+    # the pair is checked inside the check's own wrapper: its TypeError is not the learner's function raising
+    fixed = re.sub(r"你的函数抛出了异常 TypeError: " + re.escape(_NOT_A_PAIR) + r"；你返回的是 (\w+)",
+                   r"你的函数要返回一对 (weights, output)，它返回的却是 \1", msg)
+    if fixed == msg:
+        print(out_text, end="")
+        return result
+    print(out_text.replace(msg, fixed), end="" if out_text.endswith("\n") else "\n")
+    return CheckResult(result.name, result.passed, result.n_cases, result.n_passed, fixed)
