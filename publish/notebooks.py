@@ -83,17 +83,16 @@ def hidden_outputs(output) -> list[dict] | None:
     return list(hidden["outputs"]) if isinstance(hidden, dict) and "outputs" in hidden else None
 
 
-def execute(nb, cwd: str | os.PathLike, *, timeout: int = 600, allow_errors: bool = False):
+def execute(nb, cwd: str | os.PathLike, *, timeout: int = 600):
     """Run ``nb`` top to bottom in a fresh kernel of this environment, as a learner's Run All does.
 
     The notebook's folder is the working directory (as nbval's); timing is not recorded. Returns
-    ``nb`` with its outputs. A cell that raises stops the run unless it is tagged ``raises-exception``
-    (nbclient's own rule) or ``allow_errors`` is set.
+    ``nb`` with its outputs. A cell that raises stops the run (no cell is meant to raise: CONTRIBUTING.md).
     """
     from nbclient import NotebookClient
 
     client = NotebookClient(nb, timeout=timeout, kernel_name="python3", record_timing=False,
-                            allow_errors=allow_errors, resources={"metadata": {"path": str(cwd)}})
+                            resources={"metadata": {"path": str(cwd)}})
     client.execute()
     return nb
 

@@ -10,7 +10,7 @@ an unchanged notebook leaves only real output changes in the diff. Cells tagged
 ``solution`` run (their asserts must pass) but are written back unrun, without
 outputs: a hidden solution's output would answer its exercise (nbval still runs
 them and does not compare an unrun cell's output). A cell that
-raises stops the run with a non-zero exit unless it is tagged ``raises-exception``.
+raises stops the run with a non-zero exit (no cell is meant to raise: CONTRIBUTING.md).
 """
 
 from __future__ import annotations
