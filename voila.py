@@ -27,6 +27,12 @@ c.VoilaConfiguration.strip_sources = True
 c.VoilaConfiguration.show_tracebacks = False
 c.VoilaConfiguration.theme = "light"
 c.VoilaExecutor.timeout = 180
+# Only the JupyterLab extensions the widgets need, as the decks load (publish/deck/serve.py): the others
+# installed beside JupyterLab (nbgrader, the JupyterLite kernel, notebook) fail outside JupyterLab and
+# delay the page script that restores the widgets.
+from publish.deck.serve import EXTENSIONS  # noqa: E402
+
+c.VoilaConfiguration.extension_allowlist = EXTENSIONS
 # Serve this machine only (the projector shows this machine's browser).
 c.Voila.ip = "127.0.0.1"
 

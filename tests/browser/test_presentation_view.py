@@ -30,7 +30,12 @@ from pathlib import Path
 import lab_driver as lab
 import nbformat
 import pytest
+
+# The CJK-less Chromium and the shipped-font probe of the deck test (fixtures: imported to be used here).
+from test_lecture_deck import _deck_font_drew_chinese, cjk_less_browser, no_cjk_fonts  # noqa: F401
+
 from conftest import ARTIFACTS, _free_port, _missing
+from publish.deck.serve import EXTENSIONS
 
 pytestmark = pytest.mark.browser
 
@@ -154,6 +159,9 @@ def test_presentation_view(voila_server, vpage, widget_budget_s, name):
     vpage.wait_for_function("() => document.querySelectorAll('.jupyter-widgets').length > 0", timeout=240_000)
     first_widget_s = time.monotonic() - start
     vpage.wait_for_load_state("networkidle", timeout=240_000)
+    # A widget view reads "Loading widget..." until the page script has restored the kernel's widget
+    # models; on a loaded machine that can end seconds after the network is idle.
+    vpage.wait_for_function("() => !document.body.innerText.includes('Loading widget')", timeout=120_000)
     vpage.wait_for_timeout(1000)
 
     # Cells get the indices the slider helpers of lab_driver expect.
@@ -171,6 +179,9 @@ def test_presentation_view(voila_server, vpage, widget_budget_s, name):
     text = vpage.evaluate("() => document.body.innerText")
     assert "_solution" not in text and "尚未完成" not in text, f"{name}: exercise or solution output is shown"
     assert "Traceback" not in text and "Error displaying widget" not in text, f"{name}: an error is shown"
+    loaded = vpage.evaluate("() => JSON.parse(document.getElementById('jupyter-config-data').textContent)"
+                            ".federated_extensions.map(x => x.name)")
+    assert loaded and set(loaded) <= set(EXTENSIONS), f"{name}: the page loads other JupyterLab extensions: {loaded}"
 
     sliders = lab.sliders(vpage)
     if sliders:  # what the lecturer first sees: the widget as it starts, before anything is moved
@@ -191,3 +202,26 @@ def test_presentation_view(voila_server, vpage, widget_budget_s, name):
         assert result.seconds <= widget_budget_s, f"{name}: slider {info['label']!r} took {result.seconds:.2f} s"
 
     assert not _foreign(requests), f"{name}: the presentation view asked other hosts: {_foreign(requests)}"
+
+
+def test_chinese_is_drawn_in_the_shipped_font(voila_server, cjk_less_browser):
+    """A projector PC may have no CJK font: in a Chromium that sees none, every Chinese character of the view (prose,
+    headings, widget labels, a vote's box) is drawn in the font the package ships, as in the decks."""
+    name = "02-10-causal-mask.ipynb"  # prose, maths, a slider and a vote: the lightest notebook with all of them
+    ctx = cjk_less_browser.new_context(viewport={"width": 1280, "height": 900}, device_scale_factor=1)
+    try:
+        pg = ctx.new_page()
+        pg.set_default_timeout(240_000)
+        pg.goto(voila_server.render_url(name), wait_until="domcontentloaded")
+        pg.wait_for_function("() => document.querySelectorAll('#rendered_cells .jupyter-widgets').length > 0")
+        pg.wait_for_load_state("networkidle")
+        pg.evaluate("() => document.fonts.ready")
+        cdp = ctx.new_cdp_session(pg)
+        cdp.send("DOM.enable")
+        cdp.send("CSS.enable")
+        checked = _deck_font_drew_chinese(pg, cdp, "#rendered_cells", f"presentation view of {name}")
+        assert len(checked) >= 20, f"{name}: only {len(checked)} elements with Chinese text found: the probe missed the page"
+        in_widgets = pg.evaluate("() => document.querySelectorAll('#rendered_cells .jupyter-widgets [data-font-probe]').length")
+        assert in_widgets > 0, f"{name}: no Chinese text of a widget was checked"
+    finally:
+        ctx.close()
