@@ -5,6 +5,7 @@ classic wrong answers of its task, each written the way a learner would, with th
 that must name that mistake. Then the edges every check must survive without a traceback.
 """
 
+import math
 import re
 
 import numpy as np
@@ -154,6 +155,8 @@ test_max_temperature_accepts, test_max_temperature_names_the_mistake = check_tab
      "bisection on the weight": max_temperature_bisection,
      "numpy float": lambda g, p, n: np.float64(g) / np.log(p * (n - 1) / (1 - p))},
     {"two keys only": (lambda g, p, n: g / np.log(p / (1 - p)), "两个键"),
+     # the same mistake with math.log: a case where p / (1 - p) = 1 made it raise ZeroDivisionError, not be named
+     "two keys only, math.log": (lambda g, p, n: g / math.log(p / (1 - p)), "两个键"),
      "n instead of n - 1": (lambda g, p, n: g / np.log(p * n / (1 - p)), "n−1"),
      "low-temperature approximation": (lambda g, p, n: g / np.log((n - 1) / (1 - p)), "近似"),
      "tau inverted": (lambda g, p, n: np.log(p * (n - 1) / (1 - p)) / g, "τ 放反了"),

@@ -106,7 +106,9 @@ def check_max_temperature(fn) -> CheckResult:
     cases = [
         Case("n = 2 个键，差距 2，份额 0.9", (2.0, 0.9, 2), _max_temperature_ref(2.0, 0.9, 2),
              "先写出最好的键的权重：分子是它的 e 的幂，分母再加上其余每个键的那一份；让它等于 p，解出 τ。"),
-        Case("n = 4，差距 1，份额 0.5", (1.0, 0.5, 4), _max_temperature_ref(1.0, 0.5, 4),
+        # p = 0.6, not 0.5: at p / (1 - p) = 1 the two-key answer divides by ln 1 = 0 and raises (math.log) instead
+        # of being named
+        Case("n = 4，差距 1，份额 0.6", (1.0, 0.6, 4), _max_temperature_ref(1.0, 0.6, 4),
              "把分子分母同除以最好的键那一项：其余 n−1 个键各剩下 e^(−g/τ)。"),
         Case("n = 10，差距 3，份额 0.75", (3.0, 0.75, 10), _max_temperature_ref(3.0, 0.75, 10),
              "键越多，其余的键分走的越多：要达到同样的份额，温度要更低。"),
