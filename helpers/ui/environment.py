@@ -34,28 +34,28 @@ def environment_report() -> dict:
     widget_extension = importlib.util.find_spec("jupyterlab_widgets") is not None and any(d.is_dir() for d in ext_dirs)
     problems = []
     if sys.version_info < (3, 11):
-        problems.append(f"Python {sys.version.split()[0]} is too old: the series needs Python >= 3.11.")
+        problems.append(f"Python {sys.version.split()[0]} 太旧：本系列需要 Python >= 3.11。")
     for name in ("numpy", "matplotlib", "ipywidgets"):
         if packages[name] is None:
-            problems.append(f"{name} is not installed: run `pip install -e .` in the repository.")
+            problems.append(f"没有安装 {name}：在仓库目录里运行 `pip install -e .`。")
     if not widget_extension:
         problems.append(
-            "The JupyterLab widget extension (jupyterlab_widgets) is missing from this environment: sliders "
-            "will show as text. Run `pip install -e \".[lab]\"` (it brings jupyterlab and the extension), then restart JupyterLab."
+            "这个环境缺少 JupyterLab 的控件扩展（jupyterlab_widgets）：滑块只会显示成一行文字。"
+            "运行 `pip install -e \".[lab]\"`（装上 jupyterlab 和这个扩展），然后重启 JupyterLab。"
         )
     return {"python": sys.version.split()[0], "packages": packages, "widget_extension": widget_extension, "problems": problems}
 
 
 def print_environment_report() -> bool:
-    """Print the report as a small table; return True when nothing is wrong."""
+    """Print the report as a small table (its verdict line in Chinese); return True when nothing is wrong."""
     rep = environment_report()
     print(f"{'python':<20} {rep['python']}")
     for name, ver in rep["packages"].items():
-        print(f"{name:<20} {ver or 'NOT INSTALLED'}")
-    print(f"{'widget extension':<20} {'ok' if rep['widget_extension'] else 'MISSING'}")
+        print(f"{name:<20} {ver or '未安装'}")
+    print(f"{'widget extension':<20} {'有' if rep['widget_extension'] else '缺失'}")
     if rep["problems"]:
         for p in rep["problems"]:
-            print("PROBLEM:", p)
+            print("问题：", p)
     else:
-        print("Everything needed is here.")
+        print("一切就绪：需要的包都在。")
     return not rep["problems"]
