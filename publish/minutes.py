@@ -19,7 +19,8 @@ The rule, per notebook:
 - a retrieval question of a warm-up (an ``H.recall_*`` call in a cell tagged ``warm-up``): :data:`RECALL_MIN`
   minutes -- answered from memory, then its explanation read (the cell is not counted again as a code cell);
 - an exercise (a cell tagged ``exercise``): :data:`EXERCISE_MIN` minutes, stated beside the core path and
-  not in it: exercises are the lab's and the homework's time (its statement is read on the path).
+  not in it: exercises are the lab's and the homework's time (its statement is read on the path). A larger
+  exercise says its own minutes with a tag ``minutes-N`` (2.12's two capstone parts: the lab plan's blocks);
 
 The core path's minutes are reading + code cells + predictions + retrieval questions. A notebook states them in the form
 :data:`STATED` (``**核心路径**（约 N 分钟，练习另需约 M 分钟）``), rounded to the nearest minute;
@@ -39,7 +40,7 @@ from .deck.slides import VOTE_MIN
 from .notebooks import EXERCISE, is_abstract, series, tags
 
 __all__ = ["READING_PACE", "CODE_CELL_MIN", "VOTE_MIN", "RECALL_MIN", "EXERCISE_MIN", "PROMISE", "STATED", "Minutes",
-           "core_cells", "reading_units", "minutes", "stated", "main"]
+           "core_cells", "reading_units", "exercise_minutes_of", "minutes", "stated", "main"]
 
 READING_PACE = 250
 CODE_CELL_MIN = 0.5
@@ -51,6 +52,7 @@ PROMISE = 20
 STATED = re.compile(r"\*\*核心路径\*\*（约 (\d+) 分钟(?:，练习另需约 (\d+) 分钟)?）")
 
 PREDICT = "predict"
+MINUTES_TAG = re.compile(r"minutes-([1-9]\d?)")
 WARM_UP = "warm-up"
 RECALL = re.compile(r"\brecall_(?:choice|number)\(")
 HEADING = re.compile(r"^(#{1,6})\s+(.*)$", re.M)
@@ -103,6 +105,8 @@ class Minutes:
     predictions: int
     exercises: int
     recalls: int = 0
+    #: minutes of the exercises (EXERCISE_MIN each, or the N of a ``minutes-N`` tag)
+    exercise_total: float = 0.0
 
     @property
     def reading(self) -> float:
@@ -115,11 +119,20 @@ class Minutes:
 
     @property
     def exercise_minutes(self) -> float:
-        return EXERCISE_MIN * self.exercises
+        return self.exercise_total
+
+
+def exercise_minutes_of(cell) -> float:
+    """An exercise cell's minutes: the N of its ``minutes-N`` tag, else :data:`EXERCISE_MIN`."""
+    said = [t for t in tags(cell) if MINUTES_TAG.fullmatch(t)]
+    if len(said) > 1:
+        raise ValueError(f"an exercise cell has more than one minutes tag: {said}")
+    return float(MINUTES_TAG.fullmatch(said[0]).group(1)) if said else float(EXERCISE_MIN)
 
 
 def _count(name: str, cells) -> Minutes:
     units = code = predictions = exercises = recalls = 0
+    exercise_total = 0.0
     reveal = False
     for cell in cells:
         if cell["cell_type"] == "markdown":
@@ -131,11 +144,12 @@ def _count(name: str, cells) -> Minutes:
                 predictions, reveal = predictions + 1, True
             elif EXERCISE in tags(cell):
                 exercises += 1
+                exercise_total += exercise_minutes_of(cell)
             elif WARM_UP in tags(cell):
                 recalls += len(RECALL.findall(_source(cell)))
             else:
                 code += 1
-    return Minutes(name, units, code, predictions, exercises, recalls)
+    return Minutes(name, units, code, predictions, exercises, recalls, exercise_total)
 
 
 def _load(path: Path) -> list:
@@ -186,13 +200,13 @@ def main(argv: list[str] | None = None) -> int:
             parser.error(f"no notebook {', '.join(sorted(wanted))}")
     print(f"rule: {READING_PACE} characters a minute (a Latin word or number is one) + {CODE_CELL_MIN:g} min a code "
           f"cell + {VOTE_MIN:g} min a prediction + {RECALL_MIN:g} min a warm-up question; exercises {EXERCISE_MIN:g} min "
-          "each, beside the core path")
+          "each (a minutes-N tag: N), beside the core path")
     print(f"{'notebook':<10} {'chars':>6} {'read':>5} {'code':>4} {'pred':>4} {'warm':>4} {'core':>5} {'states':>6}  exercises")
     for path in paths:
         m, says = minutes(path), stated(path)
         said = "-" if says is None else str(says[0])
         print(f"{m.name:<10} {m.units:>6} {m.reading:>5.1f} {m.code_cells:>4} {m.predictions:>4} {m.recalls:>4} "
-              f"{m.core:>5.1f} {said:>6}  {m.exercises} x {EXERCISE_MIN:g} = {m.exercise_minutes:g} min")
+              f"{m.core:>5.1f} {said:>6}  {m.exercises} exercises = {m.exercise_minutes:g} min")
         if args.sections:
             for s in sections(path):
                 print(f"  {s.name[:40]:<40} {s.units:>6} {s.reading:>5.1f} {s.code_cells:>4} {s.predictions:>4} "

@@ -8,6 +8,7 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 
@@ -70,6 +71,25 @@ def test_the_minutes_are_reading_plus_code_cells_plus_predictions_and_exercises_
     assert (m.units, m.code_cells, m.predictions, m.exercises) == (M.READING_PACE, 2, 1, 1)   # the reveal is the vote's
     assert m.core == pytest.approx(1 + 2 * M.CODE_CELL_MIN + M.VOTE_MIN)
     assert m.exercise_minutes == M.EXERCISE_MIN
+
+
+def test_an_exercise_may_state_its_own_minutes_with_a_tag():
+    cells = [_code("stub", tags=["exercise"]), _code("capstone", tags=["exercise", "minutes-30"]),
+             _code("part two", tags=["minutes-10", "exercise"])]
+    m = M._count("x", M.core_cells(cells))
+    assert m.exercises == 3 and m.exercise_minutes == M.EXERCISE_MIN + 30 + 10
+    with pytest.raises(ValueError, match="more than one minutes tag"):
+        M.exercise_minutes_of(_code("x", tags=["exercise", "minutes-5", "minutes-9"]))
+
+
+def test_the_lab_plan_gives_each_timed_exercise_its_stated_minutes():
+    """2.12's capstone parts state the minutes the lab deck gives to work on them (its activity slides)."""
+    from publish.deck.decks import LAB
+    nb = json.loads((ROOT / "notebooks" / "02-12-summary.ipynb").read_text(encoding="utf-8"))
+    timed = [M.exercise_minutes_of(c) for c in nb["cells"] if "exercise" in c["metadata"].get("tags", [])
+             and any(M.MINUTES_TAG.fullmatch(t) for t in c["metadata"]["tags"])]
+    blocks = [s.minutes for row in LAB.rows if row.label.startswith("综合练习") for s in row.slides if s.kind == "activity"]
+    assert timed == [float(b) for b in blocks], (timed, blocks)
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name[:5])
