@@ -74,8 +74,9 @@ _EXERCISE_HEADING = re.compile(r"^\s*(#+\s.*练习|\*\*[^*\n]*练习)", re.M)
 # TEMPLATES/nbgrader_config.py, which reads its parameters from the course.json written beside it, and
 # TEMPLATES/offline-feedback/, the feedback pages' template: nbgrader's "feedback" template, whose page head
 # calls nbconvert's mathjax() macro (a CDN script); that folder's mathjax.html.j2 is found before nbconvert's
-# own and gives the page a MathML style instead. The formulas themselves are MathML, typeset by
-# OfflineFeedbackExporter (in the config) when the feedback is generated.
+# own and gives the page a MathML style instead; its base.html.j2 leaves out widget views (no kernel, no jQuery
+# there). The formulas themselves are MathML, typeset by OfflineFeedbackExporter (in the config) when the feedback
+# is generated.
 TEMPLATES = Path(__file__).resolve().parent / "templates" / "course"
 FEEDBACK_TEMPLATE = "offline-feedback"
 
