@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
@@ -154,3 +155,22 @@ def test_a_shared_read_only_cache_serves_every_student(tmp_path, extra, ok):
     finally:
         for root, dirs, files in os.walk(shared):
             os.chmod(root, stat.S_IRWXU)
+
+
+def test_the_installed_voila_setting_is_the_repository_roots(monkeypatch):
+    """Outside the repository (a lab room's install, a hub, JupyterLab's Voila route, ``publish deck --install-voila``)
+    Voila reads share/etc/jupyter/voila.json instead of the root's voila.py: the presentation view must be the same
+    there (template, no code, and only the widgets' JupyterLab extensions: the others fail outside JupyterLab)."""
+    import runpy
+
+    from traitlets.config import Config
+
+    from publish.deck.install import sources
+
+    root_config = Config()
+    monkeypatch.setenv("JUPYTER_PATH", "")  # voila.py prepends the template folder to it
+    runpy.run_path(str(ROOT / "voila.py"), init_globals={"get_config": lambda: root_config})
+    installed = json.loads(sources()["config"].read_text(encoding="utf-8"))["VoilaConfiguration"]
+    from_root = dict(root_config.VoilaConfiguration)
+    assert from_root, "voila.py set no VoilaConfiguration"
+    assert installed == from_root, f"voila.json {installed} differs from voila.py {from_root}"
