@@ -6,8 +6,8 @@ The mechanical giveaways, checked on the committed notebooks and on the student 
   ``explanation=``, no key variable, no text of the explanation, not in the source nor in its
   saved output; the key lives in ``helpers/ui/prediction_keys.py`` under the question's id and
   every id asked has a key (and every key is asked, once);
-- no markdown cell above a question (same notebook, anywhere before the question cell, the
-  abstract and the learning goals included) holds a clause of the explanation, a long stretch
+- no markdown cell above a question (same notebook, anywhere before the question cell,
+  the learning goals included) holds a clause of the explanation, a long stretch
   of it, or the key's option text;
 - the reveal cell is the cell right after the question (no markdown "揭晓" in between that a
   class would read under the widget) and runs its experiment blind, ``with H.reveal(<id>) as r:``

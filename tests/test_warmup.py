@@ -4,7 +4,7 @@
   ``H.recall_choice`` / ``H.recall_number``, ids ``2.N-w1, 2.N-w2, ...`` in order, every key asked once;
 - its questions point only to earlier notebooks: each names the section it recalls, "（2.M）", that
   is its key's section, M < N; one recalls the notebook just before, one (from 2.3 on) one further back;
-- it is blind: no markdown above it (title, abstract, goals) holds a clause of an explanation;
+- it is blind: no markdown above it (title, goals) holds a clause of an explanation;
 - the graders: the key's option (or number) is right, every other option and a far number is wrong,
   and a wrong answer names the section to re-read;
 - the keys are true: the computable ones are recomputed here with the helpers;
