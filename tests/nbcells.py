@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from publish.notebooks import series
 
 ROOT = Path(__file__).resolve().parents[1]
-NOTEBOOKS = sorted((ROOT / "notebooks").glob("02-*.ipynb"))
+NOTEBOOKS = series()
 
 
 def cells(path: Path) -> list[dict]:

@@ -36,9 +36,10 @@ from nbcells import cells as _cells, src as _src, tags as _tags
 
 from helpers.ui.prediction_keys import KEYS, QID, ChoiceKey, NumberKey
 from helpers.ui.reveal import HIDDEN_KEY, placeholder_html, text_digest
+from publish.notebooks import series
 
 ROOT = Path(__file__).resolve().parents[1]
-NOTEBOOKS = sorted((ROOT / "notebooks").glob("02-*.ipynb"))
+NOTEBOOKS = series()
 CALLS = {"predict_choice", "predict_number"}
 # Punctuation, spaces and markup that a sentence may or may not carry in markdown vs a Python string.
 NOISE = re.compile(r"[\s$\\{}*`'\"“”‘’「」()（）\[\],，.。:：;；!！?？、_^~|=<>-]+")

@@ -21,9 +21,10 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from nbclient import NotebookClient
 from PIL import Image  # Pillow: a dependency of matplotlib
+from publish.notebooks import series
 
 ROOT = Path(__file__).resolve().parents[1]
-NOTEBOOKS = sorted((ROOT / "notebooks").glob("02-*.ipynb"))
+NOTEBOOKS = series()
 EDGE_PX = 2
 #: A pixel counts as drawn when its RGB distance (L1) from white exceeds this (antialiasing ghosts stay below).
 INK = 60

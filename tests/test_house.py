@@ -755,3 +755,13 @@ def test_every_name_a_notebook_reads_is_defined_in_it(path):
 
 def test_the_undefined_name_detector_looks_inside_f_strings():
     assert undefined_names([ast.parse('print(f"{RM.special_share(a):.3f}")\na = 1\n')]) == {"RM"}
+
+
+def test_the_series_is_listed_in_one_place():
+    """publish.notebooks.series() is the one list of the series' notebooks: a test or a build step that globs
+    ``02-*.ipynb`` itself would silently disagree with it the day a notebook is added, renamed or kept aside."""
+    pattern = re.compile(r"""glob\(\s*["']02-\*\.ipynb["']""")
+    owner = ROOT / "publish" / "notebooks.py"
+    offenders = [str(p.relative_to(ROOT)) for folder in ("publish", "tests", "benchmarks", "helpers")
+                 for p in (ROOT / folder).rglob("*.py") if p != owner and pattern.search(p.read_text(encoding="utf-8"))]
+    assert not offenders, f"these glob the series themselves instead of calling publish.notebooks.series(): {offenders}"

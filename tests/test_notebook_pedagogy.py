@@ -17,9 +17,10 @@ from pathlib import Path
 
 import pytest
 from nbcells import cells as _cells, src as _src, tags as _tags
+from publish.notebooks import series
 
 ROOT = Path(__file__).resolve().parents[1]
-NOTEBOOKS = sorted((ROOT / "notebooks").glob("02-*.ipynb"))
+NOTEBOOKS = series()
 LESSONS = [p for p in NOTEBOOKS if 1 <= int(p.name[3:5]) <= 11]
 CJK = re.compile(r"[\u4e00-\u9fff]")
 HEADING = re.compile(r"^(#{1,6})\s+(.*)$", re.M)

@@ -15,9 +15,10 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from publish.notebooks import series
 
 ROOT = Path(__file__).resolve().parents[1]
-NOTEBOOKS = sorted((ROOT / "notebooks").glob("02-*.ipynb"))
+NOTEBOOKS = series()
 CJK = re.compile(r"[\u4e00-\u9fff]")
 SOLUTION_DEF = re.compile(r"^\s*(def|class)\s+\w+_solution\b|^\s*\w+_solution\s*=", re.M)
 

@@ -16,10 +16,11 @@ from pathlib import Path
 
 import pytest
 from nbcells import cells as _cells, src as _src, tags as _tags
+from publish.notebooks import series
 
 ROOT = Path(__file__).resolve().parents[1]
 GUIDE = ROOT / "docs" / "teaching"
-NOTEBOOKS = sorted((ROOT / "notebooks").glob("02-*.ipynb"))
+NOTEBOOKS = series()
 REQUIRED = ["## 学习目标", "## 核心路径与时间", "## 时间不够时跳过", "## 常见误解", "## 试一试 参考答案",
             "## 预测题答案", "## 讨论题"]
 QUOTED = re.compile(r"「([^」]+)」")

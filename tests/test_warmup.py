@@ -24,9 +24,10 @@ from nbcells import cells as _cells, src as _src
 import helpers as H
 from helpers.ui.prediction_keys import WARMUP_KEYS, ChoiceKey, NumberKey
 from helpers.ui.warmup import grade_recall, show_recall
+from publish.notebooks import series
 
 ROOT = Path(__file__).resolve().parents[1]
-LESSONS = [p for p in sorted((ROOT / "notebooks").glob("02-*.ipynb")) if 2 <= int(p.name[3:5]) <= 12]
+LESSONS = [p for p in series() if 2 <= int(p.name[3:5]) <= 12]
 CALLS = {"recall_choice", "recall_number"}
 CITED = re.compile(r"^（2\.(\d+)）")
 NOISE = re.compile(r"[\s$\\{}*`'\"“”‘’「」()（）\[\],，.。:：;；!！?？、_^~|=<>-]+")

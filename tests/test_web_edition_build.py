@@ -16,13 +16,14 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from publish.notebooks import series
 
 pytestmark = pytest.mark.editions
 
 ROOT = Path(__file__).resolve().parents[1]
 from publish import web, web_stills as ww  # noqa: E402
 
-SERIES = sorted(p.name for p in (ROOT / "notebooks").glob("02-*.ipynb"))
+SERIES = [p.name for p in series()]
 GUIDE = sorted(p.stem for p in (ROOT / "docs" / "teaching").glob("*.md"))
 LITE = "https://school.example/lite/lab/index.html"
 LOADS_REMOTE = re.compile(r"""<(?:script|link|img|iframe|source)\b[^>]*\b(?:src|href)\s*=\s*["'](?:https?:)?//""", re.I)

@@ -42,11 +42,12 @@ import lite_driver as lite
 import nbformat
 import pytest
 from conftest import CHROMIUM_ARGS, _missing
+from publish.notebooks import series
 
 pytestmark = pytest.mark.browser
 
 ROOT = Path(__file__).resolve().parents[2]
-SERIES = sorted(p.name for p in (ROOT / "notebooks").glob("02-*.ipynb"))
+SERIES = [p.name for p in series()]
 WITH_SLIDERS = ("02-05-scaling-by-sqrt-dk.ipynb", "02-10-causal-mask.ipynb")
 MODEL_NOTEBOOK = "02-13-real-model-attention.ipynb"
 _CJK = re.compile(r"[\u4e00-\u9fff]")

@@ -36,11 +36,12 @@ from test_lecture_deck import _deck_font_drew_chinese, cjk_less_browser, no_cjk_
 
 from conftest import ARTIFACTS, _free_port, _missing
 from publish.deck.serve import EXTENSIONS
+from publish.notebooks import series
 
 pytestmark = pytest.mark.browser
 
 ROOT = Path(__file__).resolve().parents[2]
-SERIES = sorted(p.name for p in (ROOT / "notebooks").glob("02-*.ipynb"))
+SERIES = [p.name for p in series()]
 WITH_WIDGETS = [n for n in SERIES if lab.has_widget(ROOT / "notebooks" / n)]
 HIDDEN_TAGS = {"exercise", "solution", "transfer", "bug-hunt", "presentation-skip"}
 LOCAL_HOSTS = {"127.0.0.1", "localhost", "[::1]", "::1"}

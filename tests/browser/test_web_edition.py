@@ -27,11 +27,12 @@ import nbformat
 import pytest
 
 from publish.web import PROSE_MARKUP
+from publish.notebooks import series
 
 pytestmark = [pytest.mark.browser, pytest.mark.editions]
 
 ROOT = Path(__file__).resolve().parents[2]
-SERIES = sorted(p.name for p in (ROOT / "notebooks").glob("02-*.ipynb"))
+SERIES = [p.name for p in series()]
 GUIDE = sorted(p.stem for p in (ROOT / "docs" / "teaching").glob("*.md"))
 PHONE = {"width": 375, "height": 740}
 FOREIGN: list[str] = []
