@@ -74,6 +74,15 @@ test_masked_softmax_correct_variants_pass, test_masked_softmax_wrong_answers_fai
     check_masked_softmax, MASKED_OK, MASKED_WRONG)
 
 
+# ---- issue 30: the two classic mask mistakes are named, not answered with the generic hint ----------------
+test_masked_softmax_named_accepts, test_masked_softmax_names_the_mistake = check_table(
+    check_masked_softmax, [_masked_ok], {
+        "softmax, then zero the masked keys": (mask_after_softmax, ["先对整行做了 softmax", "不到 1"]),
+        "softmax, zero, renormalise": (mask_after_renorm, ["再重新归一化", "下溢"]),
+        "the mask inverted": (inverted, "掩码用反了"),
+    })
+
+
 def test_masked_softmax_wrong_answers_talk_about_the_mask(capsys):
     with np.errstate(all="ignore"):
         for fn in MASKED_WRONG:

@@ -161,6 +161,28 @@ def _masked_softmax_ref(scores, allowed):
     return np.where(allowed, weights, 0.0)
 
 
+def _ms_softmax_then_mask(scores, allowed, renormalise=False):
+    """Softmax over every key, then zero the masked ones (and maybe renormalise): the mask comes too late."""
+    allowed = np.asarray(allowed, dtype=bool)
+    w = lenient_softmax(scores) * allowed
+    if renormalise:
+        den = w.sum(axis=-1, keepdims=True)
+        w = np.divide(w, den, out=np.zeros_like(w), where=den > 0)
+    return w
+
+
+_MS_WRONG = [
+    Wrong("掩码用反了：allowed 里 True 表示「这个键可以看」。你的结果把 True 的键挡住、把 False 的键留下了。",
+          lambda s, a: _masked_softmax_ref(s, ~np.asarray(a, dtype=bool))),
+    Wrong("先对整行做了 softmax，再把被掩码的位置置 0：被掩码的键在归一化时已经分走了一份权重，剩下的权重加起来不到 1。"
+          "掩码要在取指数之前起作用，让被掩码的键根本不参与归一化。",
+          _ms_softmax_then_mask),
+    Wrong("先 softmax、再置 0、再重新归一化：被掩码的键仍参与了 softmax，它的分数极大时，其余键的权重在取指数时已经下溢成 0，"
+          "重新归一化也救不回来。掩码要在取指数之前起作用，被掩码的分数不能参与任何计算（包括求最大值）。",
+          lambda s, a: _ms_softmax_then_mask(s, a, renormalise=True)),
+]
+
+
 def check_masked_softmax(fn) -> CheckResult:
     """Check ``fn(scores, allowed) -> weights``, both of shape (..., T_kv), ``allowed`` boolean (True = may attend).
 
@@ -187,10 +209,10 @@ def check_masked_softmax(fn) -> CheckResult:
         Case("有一行的键全部被掩码", (s3, a3), _masked_softmax_ref(s3, a3),
              "全被掩码的行没有任何可看的键：它既不该出现 NaN，也不该把权重平均分给被掩码的键。"),
         Case("被掩码的位置上分数极大 / 一行整体远低于其他行", (s4, a4), _masked_softmax_ref(s4, a4),
-             "被掩码的分数不能参与任何计算（包括求最大值）；先做 softmax 再乘掩码会被它带偏。"),
+             "被掩码的分数不能参与任何计算（包括求最大值）。"),
     ]
-    return run_check("check_masked_softmax", fn, cases, atol=1e-9, rtol=1e-6,
-                     general_hint="先想清楚：被掩码的键在 exp 之前应该变成什么？全被掩码的行最后该输出什么？")
+    return run_diagnosed("check_masked_softmax", fn, cases, wrong=_MS_WRONG, atol=1e-9, rtol=1e-6,
+                         general_hint="先想清楚：被掩码的键在 exp 之前应该变成什么？全被掩码的行最后该输出什么？")
 
 
 # ---- 2.6 exercise that asks for something new (issue 20): a stable log-softmax
