@@ -369,7 +369,7 @@ def test_errata_summary_reacts_to_a_new_integer_slip():
     changed = errata_summary(_replace("S", (1, 1), "5"))   # 0-based: S[2,2] = 0, stated with "=": 5 is a slip
     assert changed.integers_wrong == base.integers_wrong + 1 and changed.wrong == base.wrong
     assert "S[2,2]" in [sl.name for sl in changed.slips]
-    assert "1 of them wrong" in errata_headline(changed)
+    assert "其中 1 个错了" in errata_headline(changed)
 
 
 def test_errata_summary_reacts_to_a_new_rounded_slip():

@@ -1,19 +1,21 @@
-"""The book's errata are said the same way everywhere (issue 20): "N slips (M printed values)", with N and M from
-``helpers.book.errata_summary()`` — printed by 2.8 and 2.12 (committed outputs), quoted by the README and the guide."""
+"""The book's errata are said the same way everywhere (issue 20), built by one helper, ``helpers.book.slip_count``,
+from ``helpers.book.errata_summary()``: 2.8 and 2.12 print the Chinese phrase "N 处笔误（M 个印错的数）" (committed
+outputs, issue 30), the README and the teaching guides quote the English "N slips (M printed values)"."""
 
 import json
 from pathlib import Path
 
 import pytest
 
-from helpers.book import errata_headline, errata_summary
+from helpers.book import errata_headline, errata_summary, slip_count
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def phrase() -> str:
+def counts() -> tuple[int, int]:
+    """(slips, printed values), counted here from the summary's slips themselves."""
     s = errata_summary()
-    return f"{len(s.slips)} slips ({s.wrong} printed values)"
+    return len(s.slips), sum(len(sl.printed) for sl in s.slips)
 
 
 def outputs(notebook: str) -> str:
@@ -21,18 +23,33 @@ def outputs(notebook: str) -> str:
     return "".join("".join(o.get("text", "")) for c in nb["cells"] if c["cell_type"] == "code" for o in c.get("outputs", []))
 
 
+def test_the_phrases_say_the_counts_of_the_data():
+    n, m = counts()
+    assert slip_count() == f"{n} 处笔误（{m} 个印错的数）"
+    assert slip_count(english=True) == f"{n} slips ({m} printed values)"
+
+
+def test_the_phrase_is_built_from_the_summary_it_is_given():
+    s = errata_summary()
+    more = s._replace(slips=s.slips + s.slips[:1], wrong=s.wrong + len(s.slips[0].printed))
+    assert slip_count(more) == f"{len(s.slips) + 1} 处笔误（{s.wrong + len(s.slips[0].printed)} 个印错的数）"
+    assert slip_count(more) != slip_count(s)
+
+
 @pytest.mark.parametrize("notebook", ["02-08-worked-example.ipynb", "02-12-summary.ipynb"])
 def test_notebooks_print_the_phrase(notebook):
-    assert f"genuine slips: {phrase()}" in outputs(notebook)
+    n, m = counts()
+    assert f"真正的笔误：{n} 处笔误（{m} 个印错的数）" in outputs(notebook)
 
 
 @pytest.mark.parametrize("doc", ["README.md", "docs/teaching/02-08.md", "docs/teaching/02-12.md", "docs/teaching/README.md"])
 def test_docs_quote_the_phrase(doc):
-    assert phrase() in (ROOT / doc).read_text(encoding="utf-8")
+    n, m = counts()
+    assert f"{n} slips ({m} printed values)" in (ROOT / doc).read_text(encoding="utf-8")
 
 
 def test_headline_says_it_too():
-    assert phrase() in errata_headline()
+    assert slip_count() in errata_headline()
 
 
 def test_the_phrase_counts_slips_apart_from_printed_values():

@@ -24,25 +24,34 @@ __all__ = [
     "errata_values",
     "errata_summary",
     "errata_headline",
+    "slip_count",
 ]
 
 
-#: The counting rule behind :func:`errata_summary`, in one paragraph (English).
+#: The counting rule behind :func:`errata_summary`, in one paragraph (Chinese: 2.12 prints it).
 ERRATA_RULE = (
-    "A printed number is WRONG when it differs, at its printed precision, from the quantity it "
-    "stands for: the expression the book writes for it, evaluated on the numbers the book printed "
-    "as its operands (exp(1.41) ~ 4.10 is right because e^1.41 = 4.096). What is counted: the ROUNDED "
-    "numbers (those the book writes with '~'), as distinct values: two printed numbers with the same "
-    "digits and the same true value are one value (A[1,2] = 0.450, printed three times, is one value). "
-    "The integer results the book states with '=' (Q, K, V, S and their restatements) are checked "
-    "entry by entry for exact equality and reported as a number of entries, not as values: the same "
-    "small integer recurs in unrelated quantities (the 2 of Q[1,1] and the 2 of S[1,1]), so counting "
-    "distinct integers would count digits, not facts. The givens (X, W_Q, W_K, W_V, and x_1 restated) "
-    "define the example and are not counted. A rounded value that is not wrong but differs from the "
-    "exact end-to-end result at its printed precision is ROUNDING DRIFT when the difference comes from "
-    "rounded operands, and INHERITS A SLIP when it only differs because an operand was a slip (it "
-    "changes once the slip is corrected)."
+    "一个印出的数，只有当它在自己印出的精度下与它所代表的量不符时，才算错。它所代表的量，是书为它写出的式子，"
+    "代入书自己印出的操作数（exp(1.41) ≈ 4.10 没错，因为 e^1.41 = 4.096）。数的是舍入过的数（书用「≈」写出的），"
+    "并且按不同的值来数：数字相同、真值也相同的印出数只算一个（A[1,2] = 0.450 印了三次，算一个）。"
+    "书用「=」给出的整数结果（Q、K、V、S 以及它们的重抄）逐个元素核对是否完全相等，报告的是元素个数，不并成值："
+    "同一个小整数会出现在互不相干的量里（Q[1,1] 的 2 和 S[1,1] 的 2），把它们并成一个值，数的就是数字而不是事实了。"
+    "给定的输入（X、W_Q、W_K、W_V，以及重抄的 x_1）定义了这个例子，不计。一个舍入值没错、却在印出精度下与端到端的精确值不符时："
+    "偏差来自舍入过的操作数，叫舍入漂移；只因为某个操作数本身是笔误（改正笔误后它也跟着变），叫继承笔误。"
 )
+
+
+def slip_count(summary: ErrataSummary | None = None, *, english: bool = False) -> str:
+    """How many slips the example has, the one phrase every place uses: ``"2 处笔误（3 个印错的数）"``.
+
+    A slip (an entry of ``summary.slips``) may span several printed values (a whole output row),
+    so both counts are said. ``english=True`` gives the English phrase the README and the
+    teaching guides quote, ``"2 slips (3 printed values)"``.
+    """
+    s = errata_summary() if summary is None else summary
+    if english:
+        return f"{len(s.slips)} slips ({s.wrong} printed values)"
+    return f"{len(s.slips)} 处笔误（{s.wrong} 个印错的数）"
+
 
 #: Categories of :func:`classify_entries`, from harmless to wrong.
 _CATEGORIES = ("exact", "drift", "inherited", "slip")
@@ -221,16 +230,13 @@ def errata_summary(quantities: Sequence[BookQuantity] = BOOK_QUANTITIES) -> Erra
 
 
 def errata_headline(summary: ErrataSummary | None = None) -> str:
-    """The README/2.12 headline sentence (English), built from :func:`errata_summary`."""
+    """The headline sentence 2.12 prints (Chinese), built from :func:`errata_summary`."""
     s = errata_summary() if summary is None else summary
-    slips = "; ".join(
-        f"{sl.name} printed {', '.join(sl.printed)} should be {', '.join(sl.correct)}" for sl in s.slips)
-    ints = "all exact" if s.integers_wrong == 0 else f"{s.integers_wrong} of them wrong"
+    slips = "；".join(f"{sl.name} 印成 {', '.join(sl.printed)}，应为 {', '.join(sl.correct)}" for sl in s.slips)
+    ints = "全部正确" if s.integers_wrong == 0 else f"其中 {s.integers_wrong} 个错了"
     return (
-        f"The example has {len(s.slips)} slips ({s.wrong} printed values): {slips}. "
-        f"Of the {s.distinct} distinct rounded values it prints, {s.wrong} are those slips, "
-        f"{s.drift} more differ from the exact result only by rounding drift carried from rounded "
-        f"intermediates, {s.inherited} inherit a slip, and {s.exact} are right. The integer results Q, K, V, S "
-        f"({s.integers} printed entries, restatements included) are {ints}. A number counts as wrong only "
-        f"when it differs from the quantity it stands for at its printed precision."
+        f"这个例子有 {slip_count(s)}：{slips}。它印出的 {s.distinct} 个不同的舍入值里，{s.wrong} 个就是这些笔误，"
+        f"另有 {s.drift} 个只因为沿用舍入过的中间结果而与精确值有偏差（舍入漂移），{s.inherited} 个继承了笔误，{s.exact} 个正确。"
+        f"整数结果 Q、K、V、S（共 {s.integers} 个印出的元素，重抄的也算）{ints}。"
+        f"一个数只有在它印出的精度下与它所代表的量不符时，才算错。"
     )
