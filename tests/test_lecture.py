@@ -19,8 +19,8 @@ import pytest
 from publish.deck import DECKS, FIGURE_MIN, READING_CHARS_PER_MIN, DeckError, build_notebook, notebooks_dir
 from publish.deck.slides import (CLASS_SIZE, HANDS_BASE_S, HANDS_S_PER_STUDENT, NUMBER_VOTE_CALLS, VOTE_EXPLAIN_MIN,
                                  VOTE_THINK_MIN)
-from publish.deck.build import (_blocks, _images, _printed, apply_kwargs, find_cell, plan_markdown, row_minutes, schedule_markdown,
-                                skipped_numbers, slide_cells, slide_markdown, slide_minutes, text_of)
+from publish.deck.build import (_blocks, _images, _printed, apply_kwargs, find_cell, notebook_path, plan_markdown,
+                                row_minutes, schedule_markdown, skipped_numbers, slide_cells, slide_markdown, slide_minutes, text_of)
 from publish.deck.decks import OPTIONAL_TAUGHT
 from publish.deck.slides import CELL_KEY, Deck, Row, Slide, activity, live
 from publish.deck.slides import text as text_slide
@@ -607,7 +607,8 @@ def test_a_vote_that_opens_a_section_takes_its_heading_once():
 
 # -- each slide stands on what the class has seen (teacher's review of lecture 2): slides pointed at notebook sections
 # the deck does not show ("按第 1 节那个固定种子的随机排列", "本节的代码验证三件事", "见选读「试一试」", "2.13 里 …
-# helpers/model/encoder.py") and used P without saying what it is.
+# helpers/model/encoder.py") and used P without saying what it is. Skipped slides too (a teacher with time shows them:
+# lecture 1's 2.1 conclusion pointed at the section's code, lecture 2's 2.11 block slide at encoder.py).
 
 SECTION_POINTER = re.compile(r"本节的代码|本笔记本的|选读「|「试一试」|helpers/[\w/]+\.py|第 ?(\d+) ?节")
 
@@ -620,7 +621,8 @@ def pointers(text: str, notebook: str, shown: set) -> list[str]:
 
 
 def section_pointers(deck) -> list[str]:
-    """Every such phrase on ``deck``'s taught slides of the notebooks (an activity slide's homework may name 试一试)."""
+    """Every such phrase on ``deck``'s slides of the notebooks, skipped ones too (a teacher with time shows them; an
+    activity slide's homework may name 试一试)."""
     found, shown = [], set()
     for number, slide in enumerate(deck.slides, start=2):
         if not slide.name:
@@ -628,23 +630,37 @@ def section_pointers(deck) -> list[str]:
         texts = [text_of(t, NB) for t in _cells(slide).texts]
         for text in texts:
             shown |= {(slide.notebook, int(m)) for m in re.findall(r"^#+ (\d+)\. ", text, flags=re.M)}
-        if not slide.skip:
-            found += [f"deck {deck.key} slide {number} ({slide.name}): {p!r}"
-                      for text in texts for p in pointers(text, slide.notebook, shown)]
+        found += [f"deck {deck.key} slide {number} ({slide.name}): {p!r}"
+                  for text in texts for p in pointers(text, slide.notebook, shown)]
     return found
 
 
 @pytest.mark.parametrize("key", list(DECKS))
-def test_no_taught_slide_points_at_a_section_the_class_has_not_seen(key):
+def test_no_slide_points_at_a_section_the_class_has_not_seen(key):
     found = section_pointers(DECKS[key])
     assert not found, "\n".join(found)
 
 
 def test_the_section_pointer_check_catches_what_the_review_found():
     for said in ("把句子按第 1 节那个固定种子的随机排列打乱。", "本节的代码验证三件事。", "换一个键，它就可能不成立（见选读「试一试」）。",
-                 "（`helpers/model/encoder.py` 用的正是这里的 `split_heads`）"):
+                 "（`helpers/model/encoder.py` 用的正是这里的 `split_heads`）",
+                 "结论（这些余弦由本节的代码算出并断言）：", "MiniLM（见 `helpers/model/encoder.py`）都是 post-LN"):  # skipped slides
         assert pointers(said, "02-09", set()), said
     assert not pointers("把 2.9 第 1 节的打乱再做一次。", "02-09", {("02-09", 1)})   # a section the deck showed
+
+
+# -- the lab's setup slide quotes the line the 2.0 environment check ends with (teacher's review, issue 31: it still
+# said "Everything needed is here." after the check began to print its verdict in Chinese).
+
+def test_the_lab_setup_slide_quotes_the_environment_checks_last_line():
+    (setup,) = [s for s in DECKS["lab"].slides if s.kind == "activity" and "环境检查" in s.body]
+    said = re.search(r"最后一行应是「([^」]+)」", setup.body)
+    assert said, f"the setup slide names no last line in 「」: {setup.body}"
+    cells = nbformat.read(str(notebook_path("02-00", NB)), as_version=4).cells
+    (at,) = [i for i, c in enumerate(cells) if c.cell_type == "markdown" and c.source.startswith("## 环境检查")]
+    check = next(c for c in cells[at + 1:] if c.cell_type == "code")
+    printed = "".join(o.get("text", "") for o in check.outputs if o.output_type == "stream")
+    assert printed.rstrip("\n").split("\n")[-1] == said.group(1), printed
 
 
 def test_the_equivariance_slide_says_what_p_is():
