@@ -124,3 +124,12 @@ def test_every_live_slide_and_the_slides_the_review_named_carry_notes():
         for n, slide in enumerate(deck.slides, start=2):
             if slide.kind == "live" or slide.name in named:
                 assert notes_of(slide, NB), f"deck {key} slide {n} ({slide.name}): no presenter's notes"
+
+
+def test_the_labs_work_blocks_carry_the_guides_answers():
+    # The teacher's review (issue 31): every lab slide's presenter's view said 指南里没有这张幻灯片的笔记, though the
+    # guide answers the bug hunt and lists the mistakes the capstone checks name.
+    for n, slide in enumerate(DECKS["lab"].slides, start=2):
+        if slide.kind == "activity" and re.search(r"练习 \d|my_\w+|测试", slide.body):
+            notes = "\n".join(notes_of(slide, NB))
+            assert re.search(r"\*\*.+?\*\*", notes), f"lab slide {n} ({slide.heading}): no guide item in its notes"
