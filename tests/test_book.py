@@ -257,9 +257,11 @@ def test_format_table():
     table = format_table(entries)
     lines = table.splitlines()
     assert len(lines) == 2 + 151
-    assert sum("DOES NOT AGREE" in line for line in lines) == len(EXPECTED_DISAGREEMENTS) == 22
+    assert sum("不一致" in line for line in lines) == len(EXPECTED_DISAGREEMENTS) == 22
     row = next(line for line in lines if line.startswith("out[2,2] "))
-    assert "1.224" in row and "1.3302" in row and "1.330" in row and "-0.1062" in row and "not reproducible" in row
+    assert "1.224" in row and "1.3302" in row and "1.330" in row and "-0.1062" in row and "书自己的数也复现不了" in row
+    row = next(line for line in lines if line.startswith("row sum 1 "))
+    assert "37.71" in row and "37.7164" in row and "沿用书的数能复现" in row
 
 
 # --- the errata headline (issue 12): an explicit counting rule --------------

@@ -43,7 +43,11 @@ __all__ = [
     "disagreements",
     "entry_name",
     "format_table",
+    "CAUSE_TEXT",
 ]
+
+#: What a disagreement's ``cause`` means, in the Chinese the notebooks print.
+CAUSE_TEXT = {"carried forward": "沿用书的数能复现", "not reproducible": "书自己的数也复现不了"}
 
 
 class BookEntry(NamedTuple):
@@ -219,17 +223,18 @@ def entry_name(entry: BookEntry) -> str:
 
 
 def format_table(entries: Sequence[BookEntry], *, exact_decimals: int = 4) -> str:
-    """A fixed-width ASCII table: quantity, book, exact, correct (rounded), difference, verdict.
+    """A fixed-width table (Chinese headings, 2.8 prints it): quantity, book, exact, correct (rounded), difference, verdict.
 
-    "correct" is the exact value rounded to the book's own number of decimals:
-    the number the book should have printed.
+    "correct" (应印出) is the exact value rounded to the book's own number of decimals:
+    the number the book should have printed. A Chinese character takes two columns of
+    monospaced output, so a heading's field is narrower by one per character.
     """
-    head = f"{'quantity':<20} {'book':>7} {'exact':>9} {'correct':>8} {'book-exact':>10}  verdict"
-    lines = [head, "-" * len(head)]
+    head = f"{'条目':<18} {'书上':>5} {'精确值':>6} {'应印出':>5} {'书上-精确':>6}  判定"
+    lines = [head, "-" * 67]
     for e in entries:
         name = entry_name(e)
         correct = f"{e.exact:.{e.decimals}f}"
-        verdict = "agrees" if e.agrees else f"DOES NOT AGREE ({e.cause})"
+        verdict = "一致" if e.agrees else f"不一致（{CAUSE_TEXT[e.cause]}）"
         lines.append(
             f"{name:<20} {e.printed:>7} {e.exact:>9.{exact_decimals}f} {correct:>8} {e.difference:>+10.{exact_decimals}f}  {verdict}"
         )
