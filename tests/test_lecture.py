@@ -373,6 +373,15 @@ def test_no_slide_shows_a_cell_of_an_optional_section():
     assert not found, "\n".join(found)
 
 
+def test_a_taught_optional_section_is_no_option_on_its_slide():
+    # Teacher's review (issue 31): lecture 2 taught 2.9's online softmax under the title 选读：不存下 T×T 矩阵……
+    for name in OPTIONAL_TAUGHT:
+        slide = _slide(name)
+        assert text_of(_cells(slide).texts[0], NB).startswith("## 选读：")   # the notebook keeps it optional
+        md = slide_markdown(slide, NB)
+        assert md.startswith("## ") and "选读" not in md.split("\n", 1)[0], md[:80]
+
+
 @pytest.mark.parametrize("key", list(DECKS))
 def test_every_vote_of_a_row_comes_before_its_live_widget(key):
     # 2.5-q3 (does the saturated share change with d_k once scaled, at 1/tau = 10?) came after the explorer, whose

@@ -186,10 +186,14 @@ def text_of(t: Text, root: Path) -> str:
     return "\n\n".join(blocks[b - 1] for b in t.blocks)
 
 
+OPTIONAL_HEADING = re.compile(r"^(#{1,6} )选读[：:]\s*", re.M)
+
+
 def slide_markdown(slide: Slide, root: Path) -> str:
     cells = slide_cells(slide, root)
     heading = slide.heading or cells.heading
-    texts = [text_of(t, root) for t in cells.texts]
+    # A 选读 section the plan teaches (decks.OPTIONAL_TAUGHT) is no option in class: its heading loses 选读：.
+    texts = [OPTIONAL_HEADING.sub(r"\1", text_of(t, root)) for t in cells.texts]
     if slide.kind == "vote" and texts and texts[0].startswith("#"):
         # A vote that opens a section (its caption is the section's heading): one heading, 全班投票 · <the section>.
         first, _, rest = texts[0].partition("\n")
