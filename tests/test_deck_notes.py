@@ -133,3 +133,27 @@ def test_the_labs_work_blocks_carry_the_guides_answers():
         if slide.kind == "activity" and re.search(r"练习 \d|my_\w+|测试", slide.body):
             notes = "\n".join(notes_of(slide, NB))
             assert re.search(r"\*\*.+?\*\*", notes), f"lab slide {n} ({slide.heading}): no guide item in its notes"
+
+
+def _flat(text: str) -> str:
+    return re.sub(r"\s+|\$", "", text)
+
+
+def test_what_a_note_quotes_is_in_the_notebooks():
+    # The notes are the guide's; the guide names notebook sections, questions and printed lines in 「」. The teacher
+    # reads them on the day: a section renamed or a line that prints other words since (2.0's environment check,
+    # 2.3's shapes and 2.10's scores print Chinese now) makes the note point at nothing.
+    import nbformat
+
+    from publish.notebooks import series
+
+    said = ""
+    for path in series(NB):
+        for c in nbformat.read(str(path), as_version=4).cells:
+            said += c.source + "".join(o.get("text", "") for o in c.get("outputs", []))
+    said = _flat(said)
+    stale = [f"deck {key} slide {n} ({s.name or s.heading}): 「{q}」"
+             for key, deck in DECKS.items() for n, s in enumerate(deck.slides, start=2)
+             for q in re.findall(r"「([^」]{2,80})」", "\n".join(notes_of(s, NB))) if _flat(q) not in said]
+    assert not stale, "\n".join(stale)
+    assert "「先定规则，再数」" in "\n".join(notes_of(next(s for s in DECKS["2"].slides if s.name == "02-08/title"), NB))
