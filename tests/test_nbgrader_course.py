@@ -5,7 +5,10 @@ the ``grading`` extra) build the course in a temporary folder, run ``nbgrader ge
 hand in three submissions -- everything solved (the instructor's source), nothing solved (the
 release as handed out) and a mix with three classic wrong answers made by editing the reference
 code (wrong axis, mask after softmax, missing scale) -- then ``nbgrader autograde`` and
-``nbgrader generate_feedback``, and check the scores part by part.
+``nbgrader generate_feedback``, and check the scores part by part. Then three more students hand in
+2.12's chapter self-test, whose numbers come from the ``SEED`` each student sets: two with the same
+correct code under two different seeds, and one who sets the second seed but copies the first seed's
+numbers for question (d) and takes the softmax along the wrong axis in (a).
 """
 
 from __future__ import annotations
@@ -312,6 +315,117 @@ def test_the_release_is_the_student_edition_with_graded_cells_split(teacher):
                 lines = cell.source.split("\n")
                 assert a.rstrip() == "\n".join(ln for ln in lines if not CHECK_LINE.match(ln)).rstrip()
                 assert b == "\n".join(ln for ln in lines if CHECK_LINE.match(ln))
+
+
+# --------------------------------------------------------------------------- 2.12's self-test, one SEED per student
+
+# Two student numbers, as the notebook asks (SEED = your student number); neither is the committed 2026.
+SEED_A, SEED_B = 20230117, 20230242
+SELF_TEST = ("my_attention", "my_shapes", "my_stds", "my_row")
+SEED_LINE = re.compile(r"^SEED = \d+(?=\s)", re.M)
+PROBLEM_LINE = re.compile(r"\(d\) Q = (\[.*?\])\s+K = (\[.*?\])\s+V = (\[.*?\])\s+要算的行（从 1 数起）：\s*(\d+)")
+
+
+def _row_by_hand(Q, K, V, row: int) -> list[float]:
+    """Output row ``row`` (1-based) of softmax(Q Kᵀ/√2) V, computed here from the printed numbers (not by the checks)."""
+    import numpy as np
+
+    Q, K, V = (np.array(a, dtype=float) for a in (Q, K, V))
+    s = Q[row - 1] @ K.T / np.sqrt(2.0)
+    w = np.exp(s - s.max())
+    return list(w / w.sum() @ V)
+
+
+def _self_test_answers(graded, seed: int, *, copied_row: list[float] | None = None, wrong_axis: bool = False):
+    """answer_id -> the code a student hands in for the four self-test parts (the seed only changes the SEED cell)."""
+    answers = {}
+    for g in graded:
+        if g.notebook != "02-12" or g.names[0] not in SELF_TEST:
+            continue
+        code = _learners_answer(g.reference, g.names)       # seed-independent: reads the numbers from ST
+        if g.names[0] == "my_attention" and wrong_axis:
+            code = _edit(_edit(code, "S.max(axis=-1, keepdims=True)", "S.max(axis=0, keepdims=True)", "softmax axis 0"),
+                         "E.sum(axis=-1, keepdims=True)", "E.sum(axis=0, keepdims=True)", "softmax axis 0")
+        if g.names[0] == "my_row" and copied_row is not None:
+            code = "def my_row():\n    return [" + ", ".join(f"{v:.4f}" for v in copied_row) + "]   # copied"
+        answers[g.answer_id] = code
+    assert len(answers) == len(SELF_TEST), answers
+    return answers
+
+
+@pytest.fixture(scope="module")
+def seeded(teacher):
+    """Three more students hand in 2.12 (the rest of the release untouched); autograde grades their 2.12 only."""
+    from helpers.checks import self_test
+
+    course, graded = teacher["course"], teacher["graded"]
+    release = course / "release" / TOOL.ASSIGNMENT
+    nb12 = next(p.name for p in release.glob("02-12-*.ipynb"))
+    # The copied answer of (d): seed A's question as printed to student A, worked out here by hand.
+    ex = self_test(SEED_A).example
+    copied = _row_by_hand(ex.Q.tolist(), ex.K.tolist(), ex.V.tolist(), ex.row)
+    students = {"self-test-a": (SEED_A, _self_test_answers(graded, SEED_A)),
+                "self-test-b": (SEED_B, _self_test_answers(graded, SEED_B)),
+                "self-test-copied": (SEED_B, _self_test_answers(graded, SEED_B, copied_row=copied, wrong_axis=True))}
+    for student, (seed, answers) in students.items():
+        folder = course / "submitted" / student / TOOL.ASSIGNMENT
+        shutil.copytree(release, folder)
+        nb = nbformat.read(folder / nb12, as_version=4)
+        seed_cells = [c for c in nb.cells if c.cell_type == "code" and SEED_LINE.search(c.source)]
+        assert len(seed_cells) == 1 and not _nbg(seed_cells[0]), "2.12 must have one unlocked cell that sets SEED"
+        seed_cells[0].source = SEED_LINE.sub(f"SEED = {seed}", seed_cells[0].source)
+        for cell in nb.cells:
+            if _nbg(cell).get("grade_id") in answers:
+                _put_answer(cell, answers[_nbg(cell)["grade_id"]])
+        nbformat.write(nb, folder / nb12)
+    log = _nbgrader(course, "autograde", TOOL.ASSIGNMENT, "--student=self-test-*", f"--notebook={nb12[:-6]}")
+    from nbgrader.api import Gradebook
+
+    scores = {}
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gb:
+        for student in students:
+            sub = gb.find_submission_notebook(nb12[:-6], TOOL.ASSIGNMENT, student)
+            scores[student] = {gr.name: gr.score for gr in sub.grades}
+    autograded = {s: nbformat.read(course / "autograded" / s / TOOL.ASSIGNMENT / nb12, as_version=4) for s in students}
+    return {"log": log, "scores": scores, "autograded": autograded, "copied": copied, "graded": graded}
+
+
+@pytest.mark.grading
+def test_the_self_test_is_graded_on_each_students_own_seed(seeded):
+    """Same correct code, seeds A and B: full points for both. Seed B with seed A's numbers for (d): 0 for (d); a
+    column-wise softmax in (a): 0 for (a). Each feedback names the student's own seed, not the committed one."""
+    bad = [ln for ln in seeded["log"].splitlines() if re.search(r"WARNING|ERROR|Warning|Traceback|Error:", ln)]
+    assert not bad, "nbgrader autograde printed:\n" + "\n".join(bad[:20])
+    parts = {g.names[0]: g for g in seeded["graded"] if g.notebook == "02-12" and g.names[0] in SELF_TEST}
+    assert set(parts) == set(SELF_TEST) and {g.points for g in parts.values()} == {3}
+    scores = seeded["scores"]
+    full = {g.test_id: 3.0 for g in parts.values()}
+    assert {k: scores["self-test-a"][k] for k in full} == full
+    assert {k: scores["self-test-b"][k] for k in full} == full
+    assert {k: scores["self-test-copied"][k] for k in full} == {
+        **full, parts["my_attention"].test_id: 0.0, parts["my_row"].test_id: 0.0}
+
+    # What each student was asked, as printed in their own graded notebook, and the feedback of each part.
+    problems, shown = {}, {}
+    for student, nb in seeded["autograded"].items():
+        out = "\n".join(_stdout(c) for c in nb.cells if c.cell_type == "code")
+        m = PROBLEM_LINE.search(out)
+        assert m, f"{student}: the SEED cell's question (d) is not in the graded notebook"
+        problems[student] = [ast.literal_eval(x) for x in m.groups()[:3]] + [int(m.group(4))]
+        for g in parts.values():
+            test = next(c for c in nb.cells if _nbg(c).get("grade_id") == g.test_id)
+            assert not any(o.get("output_type") == "error" for o in test.outputs), f"{student} {g.test_id}: a traceback"
+            shown[student, g.names[0]] = _stdout(test)
+    seeds = {"self-test-a": SEED_A, "self-test-b": SEED_B, "self-test-copied": SEED_B}
+    for (student, name), text in shown.items():
+        assert f"(seed={seeds[student]})" in text and "(seed=2026)" not in text, f"{student} {name}: {text!r}"
+        right = not (student == "self-test-copied" and name in ("my_attention", "my_row"))
+        assert (text.startswith("✅") and "❌" not in text) if right else text.startswith("❌"), f"{student} {name}: {text!r}"
+    # The two seeds ask different things, and the copied numbers are seed A's right answer, not seed B's.
+    assert problems["self-test-b"] == problems["self-test-copied"] != problems["self-test-a"]
+    row_a, row_b = _row_by_hand(*problems["self-test-a"]), _row_by_hand(*problems["self-test-b"])
+    assert max(abs(x - y) for x, y in zip(seeded["copied"], row_a)) < 1e-3
+    assert max(abs(x - y) for x, y in zip(row_a, row_b)) > 1e-3, (row_a, row_b)
 
 
 def _check_message(g, code: str) -> str:
