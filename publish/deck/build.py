@@ -337,7 +337,7 @@ def build_notebook(deck: Deck, root: Path | None = None):
         for s in row.slides:
             n += 1
             md = nbformat.v4.new_markdown_cell(slide_markdown(s, root))
-            meta = {"slide": n, "kind": s.kind, "row": row.label, "skip": s.skip,
+            meta = {"slide": n, "kind": s.kind, "name": s.name, "row": row.label, "skip": s.skip,
                     "minutes": round(slide_minutes(s, root), 2), "start": round(starts[n], 2),
                     "html": markdown_html(md.source), "notes": _notes_html(notes_of(s, root))}
             shown = slide_cells(s, root)

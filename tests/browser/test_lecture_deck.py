@@ -84,7 +84,8 @@ SLIDE_PROBE = """() => {
       const k = Math.min(r.width / im.naturalWidth, r.height / im.naturalHeight);
       const roomH = sr.bottom - parseFloat(cs.paddingBottom) - r.top;
       return [k, Math.max(k * im.naturalWidth / roomW, k * im.naturalHeight / roomH)]; });
-  return {n: window.deck.current() + 1, kind: s.dataset.kind, skip: s.dataset.skip,
+  return {n: window.deck.current() + 1, kind: s.dataset.kind, name: s.dataset.name, skip: s.dataset.skip,
+          readouts: Array.from(s.querySelectorAll('.deck-live .widget-html-content')).filter(shown).map(px),
           minText: text.length ? Math.min(...text.map(px)) : null, nText: text.length,
           minLabel: labels.length ? Math.min(...labels.map(px)) : null, nLabels: labels.length,
           tracks: tracks, scroll: s.scrollHeight, client: s.clientHeight, scrollW: s.scrollWidth, clientW: s.clientWidth,
@@ -376,6 +377,8 @@ def test_deck(deck_url, page720, widget_budget_s):
             assert all(h >= 28 for h in info["handles"]), f"deck {key} slide {n}: slider handles {info['handles']} px"
             if info["kind"] == "live":
                 assert info["sliders"] >= 1
+                if info["name"] == "02-10/slider":  # one line under its figure: at slide size (teacher's review)
+                    assert info["readouts"] and min(info["readouts"]) >= 24, f"deck {key} slide {n}: {info['readouts']} px"
                 if key == "1":
                     pg.screenshot(path=ARTIFACTS / "deck-explorer.png")
                 _move_sliders(pg, n, widget_budget_s)
@@ -408,6 +411,8 @@ def test_deck(deck_url, page720, widget_budget_s):
         assert drawn, f"deck {key} slide {i + 1}: its formula's Chinese is not drawn"
         if key == "2" and not (ARTIFACTS / "deck-maths-text.png").exists():
             pg.screenshot(path=ARTIFACTS / "deck-maths-text.png")
+    if key == "2":  # the slider's readout was checked at slide size above: the slide carries its name
+        assert pg.locator('.deck-slide[data-name="02-10/slider"] .deck-live').count() == 1
     if key == "2":  # 2.10's causal mask: M_ij = 0 (\text{过去和自己：保留}) / -inf (\text{未来：去掉})
         assert in_maths, f"deck {key}: no formula with Chinese in it was found"
     if key == "1":  # lecture 1's votes offer choices in Chinese
