@@ -367,7 +367,7 @@ def _model_numbers_within_tolerance(nb_path: Path, browser_cells, diffs: dict[in
 def _it_row_matches_cpython(nb, browser_cells) -> None:
     """A real model number: the attention of 'it' in layer 4 head 2, as CPython printed it, within 2e-3."""
     cell = next(i for i, c in enumerate(nb.cells) if c.cell_type == "code" and "it->animal" in c.source)
-    pattern = re.compile(r"'(tired|wide)': it->animal (\d\.\d+), it->street (\d\.\d+), it->\[CLS\] (\d\.\d+)")
+    pattern = re.compile(r"'(tired|wide)'[:：]\s*it->animal (\d\.\d+)[,，]\s*it->street (\d\.\d+)[,，]\s*it->\[CLS\] (\d\.\d+)")
     want = pattern.findall("".join(o.get("text", "") for o in nb.cells[cell].outputs))
     got = pattern.findall(_stdout(browser_cells[cell]))
     assert len(want) == 2 and [w[0] for w in got] == [w[0] for w in want], (want, got)
