@@ -5,10 +5,11 @@ the ``grading`` extra) build the course in a temporary folder, run ``nbgrader ge
 hand in three submissions -- everything solved (the instructor's source), nothing solved (the
 release as handed out) and a mix with three classic wrong answers made by editing the reference
 code (wrong axis, mask after softmax, missing scale) -- then ``nbgrader autograde`` and
-``nbgrader generate_feedback``, and check the scores part by part. Then three more students hand in
+``nbgrader generate_feedback``, and check the scores part by part. Then four more students hand in
 2.12's chapter self-test, whose numbers come from the ``SEED`` each student sets: two with the same
-correct code under two different seeds, and one who sets the second seed but copies the first seed's
-numbers for question (d) and takes the softmax along the wrong axis in (a).
+correct code under two different seeds, one who sets the second seed but copies the first seed's
+numbers for question (d) and takes the softmax along the wrong axis in (a), and one who types in the
+second seed's own numbers for (d).
 """
 
 from __future__ import annotations
@@ -355,18 +356,22 @@ def _self_test_answers(graded, seed: int, *, copied_row: list[float] | None = No
 
 @pytest.fixture(scope="module")
 def seeded(teacher):
-    """Three more students hand in 2.12 (the rest of the release untouched); autograde grades their 2.12 only."""
+    """Four more students hand in 2.12 (the rest of the release untouched); autograde grades their 2.12 only."""
     from helpers.checks import self_test
 
     course, graded = teacher["course"], teacher["graded"]
     release = course / "release" / TOOL.ASSIGNMENT
     nb12 = next(p.name for p in release.glob("02-12-*.ipynb"))
-    # The copied answer of (d): seed A's question as printed to student A, worked out here by hand.
-    ex = self_test(SEED_A).example
-    copied = _row_by_hand(ex.Q.tolist(), ex.K.tolist(), ex.V.tolist(), ex.row)
+    # Rows of (d) worked out here by hand from each seed's question (what student A and B see printed).
+    by_hand = {}
+    for seed in (SEED_A, SEED_B):
+        ex = self_test(seed).example
+        by_hand[seed] = _row_by_hand(ex.Q.tolist(), ex.K.tolist(), ex.V.tolist(), ex.row)
     students = {"self-test-a": (SEED_A, _self_test_answers(graded, SEED_A)),
                 "self-test-b": (SEED_B, _self_test_answers(graded, SEED_B)),
-                "self-test-copied": (SEED_B, _self_test_answers(graded, SEED_B, copied_row=copied, wrong_axis=True))}
+                "self-test-copied": (SEED_B, _self_test_answers(graded, SEED_B, copied_row=by_hand[SEED_A], wrong_axis=True)),
+                # B's own numbers typed in: right only if the grading uses B's seed (2026's numbers would fail it)
+                "self-test-own": (SEED_B, _self_test_answers(graded, SEED_B, copied_row=by_hand[SEED_B]))}
     for student, (seed, answers) in students.items():
         folder = course / "submitted" / student / TOOL.ASSIGNMENT
         shutil.copytree(release, folder)
@@ -387,21 +392,21 @@ def seeded(teacher):
             sub = gb.find_submission_notebook(nb12[:-6], TOOL.ASSIGNMENT, student)
             scores[student] = {gr.name: gr.score for gr in sub.grades}
     autograded = {s: nbformat.read(course / "autograded" / s / TOOL.ASSIGNMENT / nb12, as_version=4) for s in students}
-    return {"log": log, "scores": scores, "autograded": autograded, "copied": copied, "graded": graded}
+    return {"log": log, "scores": scores, "autograded": autograded, "by_hand": by_hand, "graded": graded}
 
 
 @pytest.mark.grading
 def test_the_self_test_is_graded_on_each_students_own_seed(seeded):
     """Same correct code, seeds A and B: full points for both. Seed B with seed A's numbers for (d): 0 for (d); a
-    column-wise softmax in (a): 0 for (a). Each feedback names the student's own seed, not the committed one."""
-    bad = [ln for ln in seeded["log"].splitlines() if re.search(r"WARNING|ERROR|Warning|Traceback|Error:", ln)]
-    assert not bad, "nbgrader autograde printed:\n" + "\n".join(bad[:20])
+    column-wise softmax in (a): 0 for (a). Seed B with its own numbers typed in for (d): full points. Each
+    feedback names the student's own seed, not the committed one."""
     parts = {g.names[0]: g for g in seeded["graded"] if g.notebook == "02-12" and g.names[0] in SELF_TEST}
     assert set(parts) == set(SELF_TEST) and {g.points for g in parts.values()} == {3}
     scores = seeded["scores"]
     full = {g.test_id: 3.0 for g in parts.values()}
     assert {k: scores["self-test-a"][k] for k in full} == full
     assert {k: scores["self-test-b"][k] for k in full} == full
+    assert {k: scores["self-test-own"][k] for k in full} == full
     assert {k: scores["self-test-copied"][k] for k in full} == {
         **full, parts["my_attention"].test_id: 0.0, parts["my_row"].test_id: 0.0}
 
@@ -416,16 +421,20 @@ def test_the_self_test_is_graded_on_each_students_own_seed(seeded):
             test = next(c for c in nb.cells if _nbg(c).get("grade_id") == g.test_id)
             assert not any(o.get("output_type") == "error" for o in test.outputs), f"{student} {g.test_id}: a traceback"
             shown[student, g.names[0]] = _stdout(test)
-    seeds = {"self-test-a": SEED_A, "self-test-b": SEED_B, "self-test-copied": SEED_B}
+    seeds = {"self-test-a": SEED_A, "self-test-b": SEED_B, "self-test-copied": SEED_B, "self-test-own": SEED_B}
     for (student, name), text in shown.items():
         assert f"(seed={seeds[student]})" in text and "(seed=2026)" not in text, f"{student} {name}: {text!r}"
         right = not (student == "self-test-copied" and name in ("my_attention", "my_row"))
         assert (text.startswith("✅") and "❌" not in text) if right else text.startswith("❌"), f"{student} {name}: {text!r}"
     # The two seeds ask different things, and the copied numbers are seed A's right answer, not seed B's.
-    assert problems["self-test-b"] == problems["self-test-copied"] != problems["self-test-a"]
+    assert problems["self-test-b"] == problems["self-test-copied"] == problems["self-test-own"] != problems["self-test-a"]
     row_a, row_b = _row_by_hand(*problems["self-test-a"]), _row_by_hand(*problems["self-test-b"])
-    assert max(abs(x - y) for x, y in zip(seeded["copied"], row_a)) < 1e-3
+    typed = seeded["by_hand"]
+    assert max(abs(x - y) for x, y in zip(typed[SEED_A], row_a)) < 1e-3
+    assert max(abs(x - y) for x, y in zip(typed[SEED_B], row_b)) < 1e-3
     assert max(abs(x - y) for x, y in zip(row_a, row_b)) > 1e-3, (row_a, row_b)
+    bad = [ln for ln in seeded["log"].splitlines() if re.search(r"WARNING|ERROR|Warning|Traceback|Error:", ln)]
+    assert not bad, "nbgrader autograde printed:\n" + "\n".join(bad[:20])
 
 
 def _check_message(g, code: str) -> str:
