@@ -136,7 +136,7 @@ def test_the_list_page_links_every_notebook(voila_server, vpage):
     vpage.goto(voila_server.url + "/")
     # The list is drawn by Voila's front end after the page loads.
     vpage.wait_for_function("names => names.every(n => document.body.innerText.includes(n))", arg=SERIES,
-                            timeout=60_000)
+                            timeout=180_000)  # a fresh server's first page, on a loaded machine
     vpage.wait_for_load_state("networkidle")
     text = vpage.evaluate("() => document.body.innerText")
     for name in SERIES:
