@@ -225,3 +225,10 @@ def test_a_function_that_always_returns_none_is_asked_about_return(capsys):
     out = fails(capsys, check_cross_attention_shape(forgot_return))
     assert "拼得上，你却返回了 None" in out and "忘了写 `return`" in out, out
     assert "写死" not in out, out
+
+
+def test_none_for_some_shapes_that_fit_is_not_called_a_forgotten_return(capsys):
+    # only a function that returns None for every case forgot `return`; this one wrongly rejects d_v != d_k
+    out = fails(capsys, check_cross_attention_shape(
+        lambda xq, xkv, wq, wk, wv: None if wv[1] != wq[1] else shape_by_rule(xq, xkv, wq, wk, wv)))
+    assert "拼得上，你却返回了 None" in out and "忘了写 `return`" not in out, out

@@ -11,7 +11,7 @@ import numpy as np
 
 import helpers as H
 
-from .core import CONSTANT_HINT, FAIL, Case, CheckResult, float_safe, lenient_softmax
+from .core import FAIL, Case, CheckResult, float_safe, lenient_softmax
 from .diagnose import Wrong, run_diagnosed
 
 __all__ = ["check_batched_cross_attention", "check_cross_attention_shape"]
@@ -205,6 +205,13 @@ _SH_WRONG = [
 ]
 
 
+def _none_for_every_case(fn, cases) -> bool:
+    """True if ``fn`` returns None for every case (a function that forgets ``return``). Never raises."""
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.suppress(Exception):
+        return all(fn(*case.args) is None for case in cases)
+    return False
+
+
 @float_safe
 def check_cross_attention_shape(fn) -> CheckResult:
     """Check ``fn(x_q, x_kv, w_q, w_k, w_v) -> (T_q, d_v) or None``: shapes in, the output's shape out.
@@ -248,9 +255,8 @@ def check_cross_attention_shape(fn) -> CheckResult:
                                dtype_aware=False)
     out, k = buf.getvalue(), result.n_passed
     # None is compared as a pair of -1: where it is the mistake, say so in words instead of "2 numbers are wrong"
-    said = None
+    said, fits = None, k < len(cases) and _shape_ref(*cases[k].args) is not None
     if not result.passed and k < len(results) and k < len(cases) and "数值不对" in result.message:
-        fits = _shape_ref(*cases[k].args) is not None
         said = ("这组形状拼得上，你却返回了 None" if fits and results[k] is None else
                 "这组形状拼不上（有一次矩阵乘法的内侧维度不相等），你却返回了一个形状" if not fits else None)
     elif not result.passed and k < len(results) and k < len(cases) and _shape_ref(*cases[k].args) is None:
@@ -263,7 +269,7 @@ def check_cross_attention_shape(fn) -> CheckResult:
         print(out, end="")
         return result
     hint = result.message.partition("\n")[2]
-    if said == "这组形状拼得上，你却返回了 None" and CONSTANT_HINT in hint:
+    if results[k] is None and fits and _none_for_every_case(fn, cases):
         # None for every pair of shapes: a forgotten return, not a hard-coded answer
         hint = ("   提示（hint）：你的函数对每一组形状都返回 None：是不是忘了写 `return`？"
                 "只有形状拼不上时才返回 None，拼得上时要把输出的形状 return 回来。")
