@@ -40,16 +40,14 @@ ERRATA_RULE = (
 )
 
 
-def slip_count(summary: ErrataSummary | None = None, *, english: bool = False) -> str:
-    """How many slips the example has, the one phrase every place uses: ``"2 处笔误（3 个印错的数）"``.
+def slip_count(summary: ErrataSummary | None = None) -> str:
+    """How many slips the example has, the one phrase the notebooks print: ``"2 处笔误（3 个印错的数）"``.
 
     A slip (an entry of ``summary.slips``) may span several printed values (a whole output row),
-    so both counts are said. ``english=True`` gives the English phrase the README and the
-    teaching guides quote, ``"2 slips (3 printed values)"``.
+    so both counts are said. (The README and the teaching guides quote the English
+    ``"2 slips (3 printed values)"``; ``tests/test_slip_count_phrase.py`` keeps them equal to the data.)
     """
     s = errata_summary() if summary is None else summary
-    if english:
-        return f"{len(s.slips)} slips ({s.wrong} printed values)"
     return f"{len(s.slips)} 处笔误（{s.wrong} 个印错的数）"
 
 
