@@ -203,6 +203,27 @@ def test_nothing_above_a_question_states_its_result(path):
                 assert part not in text, f"{where} states the key's option {option!r}"
 
 
+def named_option_tests(src: str) -> list[str]:
+    """Names standing alone as one option's test in ``[...].index(True)``, used by no other option's test.
+
+    ``[False, rows_off, np.allclose(A0, A), ...].index(True)`` computed ``rows_off`` for one option only: its
+    name (shown above the vote) says what the run finds. A name that every option's test reads, like ``tie`` in
+    ``[a > b and not tie, b > a and not tie, tie]``, is a neutral quantity and passes.
+    """
+    found = []
+    for node in ast.walk(ast.parse(src)):
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "index"
+                and isinstance(node.func.value, ast.List)):
+            continue
+        tests = node.func.value.elts
+        for k, test in enumerate(tests):
+            if isinstance(test, ast.Name):
+                others = {n.id for j, t in enumerate(tests) if j != k for n in ast.walk(t) if isinstance(n, ast.Name)}
+                if test.id not in others:
+                    found.append(test.id)
+    return found
+
+
 def reveal_problems(name: str, cells: list[dict], p: dict) -> list[str]:
     """Why the cell after prediction ``p`` is not a blind reveal of it (empty: it is one)."""
     where = f"{name} cell {p['k'] + 1} (the reveal of {p['qid']})"
@@ -215,6 +236,9 @@ def reveal_problems(name: str, cells: list[dict], p: dict) -> list[str]:
         problems.append(f"{where}: does not run its experiment blind, `with H.reveal({p['qid']!r}) as r:`")
     if "r.observed" not in _src(nxt):
         problems.append(f"{where}: never sets r.observed (the key check)")
+    for name in named_option_tests(_src(nxt)):
+        problems.append(f"{where}: option test {name!r} is a name of its own (its name states what the run found, "
+                        "above the vote); write the condition itself in the list")
     placeholders = 0
     for out in nxt.get("outputs", []):
         hidden = out.get("metadata", {}).get(HIDDEN_KEY)
@@ -259,6 +283,12 @@ def test_the_reveal_check_catches_a_saved_result_and_an_open_reveal():
     assert any("stale digest" in x for x in reveal_problems("fake", [question, stale], p))
     old = dict(good, source='observed = 2\nassert H.prediction_key("2.5-q1") == observed')
     assert any("blind" in x for x in reveal_problems("fake", [question, old], p))
+    named = dict(good, source='with H.reveal("2.5-q1") as r:\n    rows_off = s != 1\n'
+                              '    r.observed = [False, rows_off, s == 1, s != s].index(True)')
+    assert any("'rows_off'" in x for x in reveal_problems("fake", [question, named], p))
+    shared = dict(good, source='with H.reveal("2.5-q1") as r:\n    tie = a == b\n'
+                               '    r.observed = [a > b and not tie, b > a and not tie, tie, False].index(True)')
+    assert reveal_problems("fake", [question, shared], p) == []
 
 
 def test_the_build_reads_the_hidden_outputs_under_the_helpers_key():
