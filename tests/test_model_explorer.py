@@ -150,6 +150,41 @@ def test_without_weights_the_explorer_says_so(capsys):
     assert X.attention_explorer(None) is None and "没有模型权重" in capsys.readouterr().out
 
 
+def test_without_weights_the_lecture_layout_shows_the_message_as_a_widget(capsys):
+    # A deck slide shows widgets, not printed lines (lecture 2's explorer slide): the message is the widget.
+    import ipywidgets as W
+
+    shown = X.attention_explorer(None, layout="lecture")
+    assert isinstance(shown, W.HTML) and "没有模型权重" in shown.value and "python -m helpers.model fetch" in shown.value
+    assert "font-size:24px" in shown.value and capsys.readouterr().out == ""
+    with pytest.raises(ValueError, match="layout"):
+        X.attention_explorer(None, layout="slides")
+
+
+def test_lecture_layout_fits_a_slide_and_its_text_reads_on_the_projector(tiny, tmp_path):
+    # Lecture 2's deck (1280 x 720, with a heading, the controls and the readout): a 1160 x 450 figure whose every
+    # text is >= 18 px at the longest sentence shown, no save buttons; typing and the menus work as in the notebook.
+    ex = X.attention_explorer(tiny, "the " * 30, layer=1, head=1, token=0, layout="lecture", folder=tmp_path)
+    fig = ex.figure.fig
+    assert tuple(round(v) for v in fig.get_size_inches() * fig.dpi) == (1160, 450)
+    assert ex.image.width in ("", None) or int(ex.image.width) >= 1160    # the image is shown at its own size
+
+    from matplotlib.text import Text
+
+    # every text's size in pixels of the image the widget shows (the slide shows it 1:1), token labels included
+    sizes = sorted((t.get_fontsize() * fig.dpi / 72, t.get_text()) for t in fig.findobj(Text)
+                   if t.get_visible() and t.get_text().strip())
+    assert len(sizes) > 32 and sizes[0][0] >= 18, sizes[:3]            # the 32 token labels included
+    full = X.attention_explorer(tiny, "the " * 30, layer=1, head=1, token=0)
+    assert min(s for _, s in displayed_text_sizes(full.figure.fig)) * full.figure.fig.dpi / 72 < 18   # it is larger
+    buttons = [w for box in ex.widget.children if hasattr(box, "children") for w in box.children
+               if getattr(w, "description", "").startswith("保存")]
+    assert buttons == [] and ex.save_png not in ex.widget.children
+    shown = ex.image.value
+    ex.sentence_box.value = SENTENCE
+    assert ex.view.tokens[10] == "it" and ex.image.value != shown and ex.figure.layout == "lecture"
+
+
 # --- the real model ------------------------------------------------------------------------------------------
 
 @pytest.fixture(scope="module")

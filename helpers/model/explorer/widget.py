@@ -2,7 +2,8 @@
 
 - :class:`ExplorerFigure`  one figure (Agg, not pyplot): new token labels per sentence, blitted moves
 - :class:`AttentionExplorer` / :func:`attention_explorer`  the ipywidgets panel; bad input becomes a Chinese
-  message in the panel, never a traceback
+  message in the panel, never a traceback. ``layout="lecture"``: the panel as lecture 2's deck shows it on a
+  1280x720 projector (the figure's text a third larger, no save buttons; :data:`LECTURE_FIGSIZE`, :data:`LECTURE_DPI`)
 
 Plot text stays ASCII (a token outside ASCII is drawn escaped); the controls and the readout are Chinese.
 """
@@ -15,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..._validate import check_int
+from ..._validate import check_choice, check_int
 from ...lessons.saturation.widget import bar_verts, encode_jpeg
 from ...ui.plotting import MIN_FONT_PT, STYLE
 from .view import AttentionView, ExplorerInputError, SentenceCache, attention_view
@@ -26,6 +27,13 @@ SINK_COLOR = "tab:red"          # [CLS] and [SEP]: the "sinks" of the optional s
 QUERY_COLOR = "tab:orange"      # the chosen token (the query row)
 KEY_COLOR = "tab:blue"          # every other key
 HIDDEN_COLOR = "0.75"           # keys a causal mask hides
+#: The lecture layout's figure (a deck slide of 1280 x 720 with a heading, the controls and the readout): 1160 x 450
+#: pixels, drawn at 4/3 of the notebook's dpi, so that every text of the figure is a third larger on the projector.
+LECTURE_DPI = STYLE["figure.dpi"] * 4 / 3
+LECTURE_FIGSIZE = (1160 / LECTURE_DPI, 450 / LECTURE_DPI)
+#: What the lecture layout shows without weights (a deck slide shows widgets, not printed lines).
+NO_WEIGHTS_LECTURE = ("没有模型权重（all-MiniLM-L6-v2：这台机器的缓存里没有，也没能下载），这张幻灯片的探索器无法运行；其余幻灯片不受影响。"
+                      "课前在终端运行 python -m helpers.model fetch 下载一次（约 84 MB，核对 SHA-256），再重新启动幻灯片。")
 
 
 def _ascii(token: str) -> str:
@@ -52,9 +60,10 @@ class ExplorerFigure:
     Parameters
     ----------
     n_layers, n_heads : int
+    layout : "full" (the notebook's, 900 x 560 px) or "lecture" (a deck slide's, :data:`LECTURE_FIGSIZE`)
     """
 
-    def __init__(self, n_layers: int, n_heads: int):
+    def __init__(self, n_layers: int, n_heads: int, layout: str = "full"):
         import matplotlib
         from matplotlib.backends.backend_agg import FigureCanvasAgg
         from matplotlib.collections import PolyCollection
@@ -62,16 +71,22 @@ class ExplorerFigure:
         from matplotlib.patches import Patch, Rectangle
 
         self.n_layers, self.n_heads = check_int("n_layers", n_layers, 1), check_int("n_heads", n_heads, 1)
+        self.layout = check_choice("layout", layout, ("full", "lecture"))
         self.tokens: list[str] = []
+        lecture = self.layout == "lecture"
         with matplotlib.rc_context(STYLE):
-            self.fig = Figure(figsize=(9.0, 5.6), dpi=STYLE["figure.dpi"])
+            self.fig = Figure(figsize=LECTURE_FIGSIZE if lecture else (9.0, 5.6),
+                              dpi=LECTURE_DPI if lecture else STYLE["figure.dpi"])
             self.canvas = FigureCanvasAgg(self.fig)
-            self.ax_row, self.ax_all = self.fig.subplots(2, 1, sharex=True, gridspec_kw={"height_ratios": [1.0, 1.5]})
+            ratios = [1.2, 1.3] if lecture else [1.0, 1.5]   # on the projector the chosen head's bars come first
+            self.ax_row, self.ax_all = self.fig.subplots(2, 1, sharex=True, gridspec_kw={"height_ratios": ratios})
             self.bars = PolyCollection(bar_verts(np.zeros(1), offset=-1.0), animated=True, edgecolors="none")
             self.ax_row.add_collection(self.bars, autolim=False)
             self.ax_row.set_ylim(0, 1.0)
             self.ax_row.set_ylabel("权重")
-            self.title = self.ax_row.set_title("", y=1.0, animated=True)
+            # lecture: no title (the menus and the readout under the figure say which layer, head and token), the
+            # legend on one line over the panel instead, not over its bars
+            self.title = self.ax_row.set_title("", y=1.0, animated=True, visible=not lecture)
             self.image = self.ax_all.imshow(np.zeros((n_layers * n_heads, 1)), cmap="viridis", vmin=0.0, vmax=1.0,
                                             aspect="auto", interpolation="nearest", animated=True)
             self.separators = [self.ax_all.axhline(l * n_heads - 0.5, color="white", lw=1.2, animated=True)
@@ -87,8 +102,13 @@ class ExplorerFigure:
             self.ax_row.legend(handles=[Patch(color=SINK_COLOR, label="[CLS] / [SEP]"),
                                         Patch(color=QUERY_COLOR, label="这个词自己"),
                                         Patch(color=HIDDEN_COLOR, label="被因果掩码去掉的键")],
-                               loc="upper right", frameon=False, fontsize=MIN_FONT_PT + 1)
-            self.fig.subplots_adjust(left=0.13, right=0.89, bottom=0.2, top=0.93, hspace=0.08)
+                               frameon=False, fontsize=MIN_FONT_PT + 1,
+                               **({"loc": "lower center", "bbox_to_anchor": (0.5, 1.0), "ncols": 3, "borderaxespad": 0.1,
+                                   "handlelength": 1.2, "columnspacing": 1.0} if lecture else {"loc": "upper right"}))
+            if lecture:  # wide and low: less room left of the panels, more under them for the token labels
+                self.fig.subplots_adjust(left=0.09, right=0.91, bottom=0.2, top=0.91, hspace=0.08)
+            else:
+                self.fig.subplots_adjust(left=0.13, right=0.89, bottom=0.2, top=0.93, hspace=0.08)
             box = self.ax_all.get_position()
             cax = self.fig.add_axes((0.905, box.y0, 0.018, box.height))
             self.fig.colorbar(self.image, cax=cax).set_label("权重")
@@ -201,7 +221,8 @@ class AttentionExplorer:
 
     Every control change calls :func:`attention_view` (the encoder runs only for a new sentence or causal
     setting) and redraws the same :class:`ExplorerFigure`; a new token list builds a new one. Bad input
-    shows its Chinese message above the figure and keeps the last good figure.
+    shows its Chinese message above the figure and keeps the last good figure. ``layout="lecture"``: the
+    figure of a deck slide (:class:`ExplorerFigure`) and no save buttons (the class watches; nothing to hand in).
 
     Attributes
     ----------
@@ -213,9 +234,10 @@ class AttentionExplorer:
     """
 
     def __init__(self, model, sentence: str, layer: int = 1, head: int | None = 1, token: int = 0,
-                 causal: bool = False, folder="."):
+                 causal: bool = False, folder=".", layout: str = "full"):
         import ipywidgets as W
 
+        self.layout = check_choice("layout", layout, ("full", "lecture"))
         self.cache = SentenceCache(model)
         self.folder = Path(folder)
         self.figure = None
@@ -238,9 +260,9 @@ class AttentionExplorer:
         self.readout = W.HTML()
         self.save_png.on_click(lambda _b: self.save(".png"))
         self.save_svg.on_click(lambda _b: self.save(".svg"))
-        self.widget = W.VBox([self.sentence_box,
-                              W.HBox([self.token_menu, self.layer_menu, self.head_menu, self.causal_box]),
-                              W.HBox([self.save_png, self.save_svg]), self.message, self.image, self.readout])
+        controls = W.HBox([self.token_menu, self.layer_menu, self.head_menu, self.causal_box])
+        saving = [] if self.layout == "lecture" else [W.HBox([self.save_png, self.save_svg])]
+        self.widget = W.VBox([self.sentence_box, controls, *saving, self.message, self.image, self.readout])
         self.sentence_box.observe(lambda _c: self.update(new_sentence=True), names="value")
         for w in (self.token_menu, self.layer_menu, self.head_menu, self.causal_box):
             w.observe(lambda _c: self.update(), names="value")
@@ -277,7 +299,7 @@ class AttentionExplorer:
             self._say(f"没能画出这个视图（{type(exc).__name__}: {exc}）。")
             return None
         if self.figure is None or not self.figure.fits(view):
-            self.figure = ExplorerFigure(*view.all_heads.shape[:2])
+            self.figure = ExplorerFigure(*view.all_heads.shape[:2], layout=self.layout)
         self.figure.draw(view)
         self.image.value = self.figure.jpeg()
         self.readout.value = _readout(view)
@@ -306,15 +328,24 @@ class AttentionExplorer:
 
 def attention_explorer(model, sentence: str = "The animal didn't cross the street because it was too tired.",
                        layer: int = 4, head: int | None = 2, token: int | str = "it", causal: bool = False,
-                       folder=".") -> AttentionExplorer | None:
-    """Build the live explorer for ``model`` (display it); ``token`` is an index or a token of the sentence.
+                       folder=".", layout: str = "full"):
+    """Build the live explorer for ``model`` (display it); ``token`` is an index or a token of the sentence;
+    ``layout``: "full" (the notebook's) or "lecture" (lecture 2's deck slide, :class:`AttentionExplorer`).
 
-    Returns None (printing a Chinese message) when ``model`` is None: the weights are absent.
+    When ``model`` is None (the weights are absent): in the full layout, prints one Chinese line and returns None;
+    in the lecture layout, returns an ``ipywidgets.HTML`` saying so in Chinese (:data:`NO_WEIGHTS_LECTURE`; a deck
+    slide shows a widget, not a printed line), at slide size.
     """
+    check_choice("layout", layout, ("full", "lecture"))
     if model is None:
+        if layout == "lecture":
+            import ipywidgets as W
+
+            return W.HTML(f'<div style="font-size:24px;line-height:1.45;color:#b00020">{html.escape(NO_WEIGHTS_LECTURE)}</div>')
         print("没有模型权重，探索器无法运行（见本节开头的说明）。")
         return None
     if isinstance(token, str):
         tokens = model.tokenizer.encode(sentence).tokens
         token = tokens.index(token) if token in tokens else 0
-    return AttentionExplorer(model, sentence, layer=layer, head=head, token=token, causal=causal, folder=folder)
+    return AttentionExplorer(model, sentence, layer=layer, head=head, token=token, causal=causal, folder=folder,
+                             layout=layout)
