@@ -10,7 +10,7 @@ import re
 
 import numpy as np
 import pytest
-from check_verdicts import CJK, check_table
+from check_verdicts import CJK, check_table, review_verdict
 
 import helpers as H
 import helpers.checks.diagnose as diagnose
@@ -580,3 +580,21 @@ def test_what_the_learners_code_prints_still_shows(capsys):
     assert not check_cosine_matrix(noisy)
     out = capsys.readouterr().out
     assert out.startswith("debug: C has") and "这是点积" in out
+
+
+# ---- fresh-eyes review of 2.6: log(A + eps) is named as the eps, not answered with the uniform row's hint -------
+# (A's entries are all > 0; the eps moves the log of the ~1e-15 weight of the hidden case, so the check refuses it
+# rightly, but it used to explain the uniform row, which the eps does not touch)
+
+def _centered_plus(eps):
+    def centered(A):
+        L = np.log(A + eps)
+        return L - L.mean(axis=-1, keepdims=True)
+    centered.__name__ = f"centered_plus_{eps:g}"
+    return centered
+
+
+@pytest.mark.parametrize("eps", [1e-12, 1e-9, 1e-6])
+def test_centered_scores_names_an_added_eps(eps, capsys):
+    passed, out = review_verdict(check_centered_scores, _centered_plus(eps), capsys)
+    assert not passed and "不必加 eps" in out and "行和为 0 就只能全是 0" not in out, out

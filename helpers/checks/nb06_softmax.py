@@ -30,8 +30,15 @@ def _cs_wrong(kind):
                  "log10": lambda: np.log10(A_) - np.log10(A_).mean(axis=-1, keepdims=True),
                  "row sum": lambda: L - L.sum(axis=-1, keepdims=True),
                  "flat": lambda: L - L.mean(axis=-1)}     # a broadcast error unless A is square
+        if isinstance(kind, float):                       # log(A + eps): an eps "against log 0"
+            L_eps = np.log(A_ + kind)
+            return L_eps - L_eps.mean(axis=-1, keepdims=True)
         return known[kind]()
     return wrong
+
+
+# The eps a learner adds "against log 0" (each moves the log of a small weight by its own amount).
+_CS_EPS = (1e-16, 1e-15, 1e-14, 1e-13, 1e-12, 1e-11, 1e-10, 1e-9, 1e-8, 1e-7, 1e-6, 1e-5, 1e-4)
 
 
 _CS_WRONG = [
@@ -49,6 +56,9 @@ _CS_WRONG = [
     Wrong("每一行的平均求对了，但求完没有保持维度：T_q 个平均值排成一维，广播从最后一个轴往前对齐，"
           "它们被当成了每一列要减的数（T_q ≠ T_kv 时就报错）。让每一行的那个数仍占着一个长度为 1 的轴。",
           _cs_wrong("flat")),
+    *(Wrong("取对数之前给 A 加了一个小数 eps：A 的元素都大于 0，不必加 eps；而 eps 改变了每个权重的对数，"
+            "权重越小改得越多（约 1e-15 的权重加上 eps，它的对数就差得很远）。直接对 A 取对数。", _cs_wrong(eps))
+      for eps in _CS_EPS),
 ]
 
 
@@ -69,7 +79,8 @@ def check_centered_scores(fn) -> CheckResult:
              "每个查询一行：可以随意加减的常数，每一行一个；结果与 A 的形状相同。"),
         Case("长方形矩阵（5 × 3）", (tall,), _centered_ref(tall), "行和为 0 是每一行各自为 0，沿每个查询的那一行求平均。"),
         Case("有一个极小的权重，还有一行是均匀的", (peaked,), _centered_ref(peaked),
-             "均匀的一行，分数全相等，行和为 0 就只能全是 0。"),
+             "第 1 行有一个约 1e-15 的权重：它的分数比这一行最大的低约 35，要照样精确算出；"
+             "第 2 行是均匀的，分数全相等，行和为 0 就只能全是 0。"),
         Case("float32 输入", (f32,), _centered_ref(f32), "float32 输入按 float32 的精度比较。"),
     ]
     return run_diagnosed("check_centered_scores", fn, cases, wrong=_CS_WRONG, atol=1e-6, rtol=1e-6,
