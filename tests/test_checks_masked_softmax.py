@@ -3,7 +3,7 @@
 import numpy as np
 
 from helpers.checks import check_masked_softmax, check_row_max_fix
-from check_verdicts import check_table
+from check_verdicts import check_table, review_verdict
 
 
 def _masked_ok(s, allowed):
@@ -198,3 +198,36 @@ def row_max_without_keepdims(Q, K, V):
 
 test_row_max_fix_keepdims_accepts, test_row_max_fix_keepdims_is_named = check_table(
     check_row_max_fix, [_attn], {"row max without keepdims": (row_max_without_keepdims, "保持维度")})
+
+
+# ---- fresh-eyes review of 2.6: the two max mistakes of the masked softmax are named as what was done ----------
+# (before: the max over all keys, masked ones included, got the hint of "softmax, zero, renormalise", and one
+# max over the allowed keys of the whole array got "masked scores must not take part", which is not the problem)
+
+def max_over_all_keys(s, allowed):               # the max includes the masked keys' scores
+    allowed = np.asarray(allowed, dtype=bool)
+    e = np.where(allowed, np.exp(s - np.max(s, axis=-1, keepdims=True)), 0.0)
+    den = e.sum(axis=-1, keepdims=True)
+    return np.divide(e, den, out=np.zeros_like(e), where=den > 0)
+
+
+def one_max_over_allowed(s, allowed):            # one max for the whole array (over the allowed keys), NaN on 0/0
+    allowed = np.asarray(allowed, dtype=bool)
+    some = allowed.any(axis=-1, keepdims=True)
+    e = np.where(allowed, np.exp(s - np.max(s[allowed])), 0.0)
+    with np.errstate(invalid="ignore"):
+        return np.where(some, e / e.sum(axis=-1, keepdims=True), 0.0)
+
+
+test_masked_softmax_max_accepts, test_masked_softmax_names_the_max_mistake = check_table(
+    check_masked_softmax, [_masked_ok], {
+        "max over all keys, masked included": (max_over_all_keys, ["减去的最大值取自整行", "连同被掩码的键"]),
+        "one max over the allowed keys of all rows (zeros)": (global_max, ["每一行", "整个数组"]),
+        "one max over the allowed keys of all rows (NaN)": (one_max_over_allowed, ["每一行", "整个数组"]),
+    })
+
+
+def test_the_global_max_is_not_told_that_masked_scores_took_part(capsys):
+    for fn in (global_max, one_max_over_allowed):
+        passed, out = review_verdict(check_masked_softmax, fn, capsys)
+        assert not passed and "被掩码的分数不能参与" not in out, out

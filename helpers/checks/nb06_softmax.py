@@ -5,6 +5,8 @@ whose fully masked rows give zero weights (transfer), and a stable log-softmax."
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 import helpers as H
@@ -182,15 +184,32 @@ def _ms_softmax_then_mask(scores, allowed, renormalise=False):
     return w
 
 
+def _ms_one_max(scores, allowed, zero_dead):
+    """One max for the whole array, over the allowed keys: a row far below it underflows to 0/0 (zeros or NaN)."""
+    scores = np.asarray(scores, dtype=float)
+    allowed = np.asarray(allowed, dtype=bool)
+    e = np.where(allowed, np.exp(scores - scores[allowed].max()), 0.0)
+    den = e.sum(axis=-1, keepdims=True)
+    if zero_dead:
+        return np.divide(e, den, out=np.zeros_like(e), where=den > 0)
+    return np.where(allowed.any(axis=-1, keepdims=True), e / den, 0.0)
+
+
 _MS_WRONG = [
     Wrong("掩码用反了：allowed 里 True 表示「这个键可以看」。你的结果把 True 的键挡住、把 False 的键留下了。",
           lambda s, a: _masked_softmax_ref(s, ~np.asarray(a, dtype=bool))),
     Wrong("先对整行做了 softmax，再把被掩码的位置置 0：被掩码的键在归一化时已经分走了一份权重，剩下的权重加起来不到 1。"
           "掩码要在取指数之前起作用，让被掩码的键根本不参与归一化。",
           _ms_softmax_then_mask),
-    Wrong("先 softmax、再置 0、再重新归一化：被掩码的键仍参与了 softmax，它的分数极大时，其余键的权重在取指数时已经下溢成 0，"
-          "重新归一化也救不回来。掩码要在取指数之前起作用，被掩码的分数不能参与任何计算（包括求最大值）。",
+    # softmax over every key, zero, renormalise gives the same numbers as a max taken over every key (masked
+    # ones included) before the exp: the hint names both
+    Wrong("被掩码的键参与了求最大值：不论是先对整行 softmax、再置 0、再重新归一化，还是减去的最大值取自整行（连同被掩码的键），"
+          "被掩码的分数极大时，允许的键减去它以后在取指数时全部下溢成 0，重新归一化也救不回来。"
+          "最大值只在允许的键上求：掩码要在取指数之前起作用。",
           lambda s, a: _ms_softmax_then_mask(s, a, renormalise=True)),
+    *(Wrong("减去的是整个数组里允许的键的同一个最大值，不是每一行自己的最大值：一行的分数整体远低于它时"
+            "（这个用例的第 2 行约为 −1000），这一行的 exp 全部下溢成 0，得到 0/0。每一行减去它自己那一行里允许的键的最大值。",
+            functools.partial(_ms_one_max, zero_dead=zero_dead)) for zero_dead in (True, False)),
 ]
 
 
@@ -220,7 +239,8 @@ def check_masked_softmax(fn) -> CheckResult:
         Case("有一行的键全部被掩码", (s3, a3), _masked_softmax_ref(s3, a3),
              "全被掩码的行没有任何可看的键：它既不该出现 NaN，也不该把权重平均分给被掩码的键。"),
         Case("被掩码的位置上分数极大 / 一行整体远低于其他行", (s4, a4), _masked_softmax_ref(s4, a4),
-             "被掩码的分数不能参与任何计算（包括求最大值）。"),
+             "第 1 行：被掩码的分数不能参与任何计算（包括求最大值）；第 2 行：它的分数整体远低于第 1 行，"
+             "减去的最大值要取自这一行自己。"),
     ]
     return run_diagnosed("check_masked_softmax", fn, cases, wrong=_MS_WRONG, atol=1e-9, rtol=1e-6,
                          general_hint="先想清楚：被掩码的键在 exp 之前应该变成什么？全被掩码的行最后该输出什么？")
