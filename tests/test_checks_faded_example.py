@@ -77,7 +77,8 @@ test_weights_accepts, test_weights_rejects = check_table(
      "weights rounded to 3 decimals": (lambda: np.round(W, 3), "3 位小数"),
      "not normalised": (lambda: np.exp(SP[I]), "行和"),
      "the next row": (lambda: _row_softmax(SP[(I + 1) % 4]), "你算的是第"),
-     "H.softmax": (lambda: H.softmax(SP)[I], "不调用")})
+     "H.softmax": (lambda: H.softmax(SP)[I], "不调用"),
+     "H.soft_lookup weights": (lambda: H.soft_lookup.soft_lookup(EX.Q[I] / np.sqrt(2), EX.K, np.eye(4)).output, "不调用")})
 
 test_output_accepts, test_output_rejects = check_table(
     check_faded_output,
@@ -87,7 +88,9 @@ test_output_accepts, test_output_rejects = check_table(
      "column-wise softmax": (lambda: _col_softmax_row(SP, I) @ EX.V, "沿列"),
      "weights rounded to 3 decimals first": (lambda: np.round(W, 3) @ EX.V, "舍入太早"),
      "K instead of V": (lambda: W @ EX.K, "不是 V"), "v_r itself": (lambda: EX.V[I], "加权平均"),
-     "H.self_attention": (lambda: H.self_attention(np.eye(4), EX.Q, EX.K, EX.V).output[I], "不调用")})
+     "H.self_attention": (lambda: H.self_attention(np.eye(4), EX.Q, EX.K, EX.V).output[I], "不调用"),
+     "H.blockwise.blockwise_attention": (lambda: H.blockwise.blockwise_attention(EX.Q, EX.K, EX.V)[I], "不调用"),
+     "H.soft_lookup.soft_lookup": (lambda: H.soft_lookup.soft_lookup(EX.Q[I] / np.sqrt(2), EX.K, EX.V).output, "不调用")})
 
 
 def _run(check, fn, seed):

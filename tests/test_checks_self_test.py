@@ -131,3 +131,56 @@ def test_self_test_refuses_a_bad_seed_with_a_clear_error():
         self_test("1")
     with pytest.raises(ValueError, match="seed"):
         self_test(-1)
+
+
+# "Numpy only" (a) and "by hand" (d): every helper that computes attention or a softmax-weighted sum is refused,
+# not only the six of the core formula (blockwise attention and the soft lookup compute the same numbers).
+EX12 = self_test(2026).example
+_R = EX12.row - 1
+_Q_ROW = EX12.Q[_R]
+
+
+def _bypass_formula():
+    import helpers as H
+    return {"H.blockwise.blockwise_attention": lambda Q, K, V: H.blockwise.blockwise_attention(Q, K, V),
+            "H.scaled_dot_product_attention": lambda Q, K, V: H.scaled_dot_product_attention(Q, K, V).output,
+            "H.softmax inside": lambda Q, K, V: H.softmax(Q @ K.T / np.sqrt(Q.shape[-1])) @ V}
+
+
+def _bypass_row():
+    import helpers as H
+    return {"H.blockwise.blockwise_attention": lambda: H.blockwise.blockwise_attention(EX12.Q, EX12.K, EX12.V)[_R],
+            "H.soft_lookup.soft_lookup": lambda: H.soft_lookup.soft_lookup(_Q_ROW / np.sqrt(2), EX12.K, EX12.V).output,
+            "H.self_attention": lambda: H.self_attention(np.eye(4), EX12.Q, EX12.K, EX12.V).output[_R]}
+
+
+@pytest.mark.parametrize("label", list(_bypass_formula()))
+def test_formula_refuses_every_helper(label):
+    fn = _bypass_formula()[label]
+    with np.errstate(all="ignore"):
+        right = np.allclose(fn(EX12.Q, EX12.K, EX12.V), attention(EX12.Q, EX12.K, EX12.V))
+    assert right                                   # the bypass gives the right numbers ...
+    r = quiet(check_self_test_formula, fn, 2026)
+    assert not r and "只用 numpy" in r.message and "helpers" in r.message, r.message   # ... and is refused
+
+
+@pytest.mark.parametrize("label", list(_bypass_row()))
+def test_row_refuses_every_attention_helper(label):
+    fn = _bypass_row()[label]
+    assert np.allclose(fn(), the_row(2026), atol=1e-9)
+    r = quiet(check_self_test_row, fn, 2026)
+    assert not r and "亲手算" in r.message and "helpers" in r.message, r.message
+
+
+def test_row_still_allows_numpy_and_the_non_attention_helpers():
+    import helpers as H
+    row = the_row(2026)
+    assert quiet(check_self_test_row, lambda: H.token_labels(2) and row, 2026)   # a harmless helper is fine
+
+
+def test_the_forbidden_set_is_derived_from_the_package():
+    from helpers.checks.numpy_only import attention_helpers
+    names = attention_helpers()
+    assert {"softmax", "scaled_dot_product_attention", "self_attention", "multi_head_self_attention",
+            "blockwise_attention", "soft_lookup", "dot_product_scores", "project_qkv", "encoder_forward"} <= names
+    assert not {"causal_mask", "token_labels", "is_distribution", "check_int"} & names   # harmless helpers stay allowed

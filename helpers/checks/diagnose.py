@@ -139,6 +139,7 @@ def run_diagnosed(
     numpy_only: bool = False,
     no_loops: bool = False,
     forbid: frozenset[str] | None = None,
+    forbid_what: str = "",
     ask: str = "",
     learner: Callable | None = None,
     result_type=None,
@@ -159,7 +160,8 @@ def run_diagnosed(
         (``map``, ``np.vectorize``), in it or in the learner's functions it calls (a static scan).
     forbid : set of str, optional
         "Without helper X": refuse a function that calls a ``helpers`` function of one of these names
-        (the rest of ``helpers`` stays allowed). ``ask`` says in Chinese what the task asked instead.
+        (the rest of ``helpers`` stays allowed). ``ask`` says in Chinese what the task asked instead;
+        ``forbid_what`` names the forbidden set in Chinese (default: the names themselves, for a short set).
     learner : callable, optional
         The learner's own function, when ``fn`` is the check's wrapper around it (scanned instead of ``fn``).
     result_type : {None, int, bool, "bool array"}
@@ -170,7 +172,7 @@ def run_diagnosed(
     only = None if numpy_only or not forbid else frozenset(forbid)
     guarded = numpy_only or only is not None
     rule = (f"这个练习要求{ask or '只用 numpy'}" if numpy_only else
-            f"这个练习要求{ask or '自己写出这一步'}（不调用 {'、'.join(sorted(only or ()))}）")
+            f"这个练习要求{ask or '自己写出这一步'}（不调用 {forbid_what or '、'.join(sorted(only or ()))}）")
     if guarded:
         refs = helpers_references(learner if learner is not None else fn, only=only)
         if refs:

@@ -24,6 +24,7 @@ import numpy as np
 from .._validate import check_int
 from .core import FAIL, Case, CheckResult, float_safe, lenient_softmax
 from .diagnose import run_faded_step
+from .numpy_only import attention_helpers
 
 __all__ = ["FadedExample", "faded_example", "check_faded_scores", "check_faded_scaled", "check_faded_weights",
            "check_faded_output"]
@@ -31,8 +32,9 @@ __all__ = ["FadedExample", "faded_example", "check_faded_scores", "check_faded_s
 T, D_K, TOL = 4, 2, 1e-4
 DEFAULT_SEED = 2026
 _MARGIN = 5 * TOL                  # every classic wrong answer is at least this far from the right one
-HAND_ONLY_FORBIDDEN = frozenset({"softmax", "dot_product_scores", "scaled_dot_product_attention", "self_attention",
-                      "multi_head_self_attention", "project_qkv"})
+#: "By hand": every helpers function that computes scores, softmax or attention is refused (derived from the
+#: package, :func:`.numpy_only.attention_helpers`); numpy and the other helpers stay allowed.
+HAND_ONLY_WHAT = "helpers 里任何计算分数、softmax 或注意力的函数"
 _ASK = "用 numpy 当计算器亲手算这一步"
 
 #: Why each step is allowed: printed once the step is right, to compare with the learner's own reason.
@@ -177,7 +179,7 @@ def _check(step: str, fn, seed) -> CheckResult:
     case = Case(label.replace("第 r 行", f"第 {ex.row} 行"), (), right, hint.replace("第 r 行", f"第 {ex.row} 行"))
     return run_faded_step(name, fn, case, [(h, v) for h, v, _ in wrongs],
                           returns="这一步的结果", passed="数值正确，通过（your numbers are right）。", reason=REASONS[step],
-                          forbid=HAND_ONLY_FORBIDDEN, ask=_ASK, learner=fn, atol=TOL, rtol=0.0)
+                          forbid=attention_helpers(), forbid_what=HAND_ONLY_WHAT, ask=_ASK, learner=fn, atol=TOL, rtol=0.0)
 
 
 @float_safe

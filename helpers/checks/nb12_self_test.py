@@ -25,7 +25,8 @@ from .._validate import check_int
 from .compare import exception_text
 from .core import FAIL, PASS, TODO, Case, CheckResult, float_safe, lenient_softmax, run_check, signature_problem
 from .diagnose import Wrong, run_diagnosed
-from .nb08_faded_example import DEFAULT_SEED, HAND_ONLY_FORBIDDEN, FadedExample, step_answers
+from .nb08_faded_example import DEFAULT_SEED, HAND_ONLY_WHAT, FadedExample, step_answers
+from .numpy_only import attention_helpers
 
 __all__ = ["SelfTest", "self_test", "check_self_test_formula", "check_self_test_shapes", "check_self_test_terms",
            "check_self_test_row"]
@@ -156,13 +157,13 @@ def _formula_cases(t: SelfTest) -> list[Case]:
 
 @float_safe
 def check_self_test_formula(fn, seed: int = DEFAULT_SEED) -> CheckResult:
-    """(a) ``fn(Q, K, V) -> softmax(QKᵀ/√d_k) V``, without the helpers' attention, on the seed's example and hidden cases."""
+    """(a) ``fn(Q, K, V) -> softmax(QKᵀ/√d_k) V``, numpy only (any use of ``helpers`` refused), on the seed's example and hidden cases."""
     name = _name("formula", seed)
     bad = _bad_seed(name, seed)
     if bad is not None:
         return bad
-    return run_diagnosed(name, fn, _formula_cases(self_test(int(seed))), wrong=_FORMULA_WRONG, forbid=HAND_ONLY_FORBIDDEN,
-                         ask="自己用 numpy 写出公式", learner=fn)
+    return run_diagnosed(name, fn, _formula_cases(self_test(int(seed))), wrong=_FORMULA_WRONG, numpy_only=True,
+                         ask="只用 numpy 写出公式", learner=fn)
 
 
 # ---------------------------------------------------------------- (b) the shapes
@@ -345,7 +346,8 @@ def check_self_test_row(fn, seed: int = DEFAULT_SEED) -> CheckResult:
     wrong = [Wrong(h, (lambda v: lambda: v)(v)) for h, v, _ in wrongs]
     buf = io.StringIO()
     with contextlib.redirect_stdout(buf):
-        result = run_diagnosed(name, fn, [case], wrong=wrong, forbid=HAND_ONLY_FORBIDDEN, ask="亲手算（numpy 只当计算器）",
+        result = run_diagnosed(name, fn, [case], wrong=wrong, forbid=attention_helpers(),
+                               forbid_what=HAND_ONLY_WHAT, ask="亲手算（numpy 只当计算器）",
                                learner=fn, atol=ROW_TOL, rtol=0.0, dtype_aware=False)
     msg = (f"{PASS} {name}：第 {ex.row} 行算对了（your row is right）。" if result.passed
            else re.sub(r"第 1/1 个用例（([^）]*)）：", r"\1：", result.message, count=1).replace("1e-4", "1e-3"))

@@ -203,3 +203,50 @@ def python_loops(fn, _seen=None) -> list[str]:
         return sorted(set(found))
     except Exception:
         return []
+
+
+def _matrix_product_or_exp(code) -> bool:
+    for ins in dis.get_instructions(code):
+        if ins.opname in ("LOAD_ATTR", "LOAD_METHOD", "LOAD_GLOBAL") and ins.argval in ("exp", "matmul", "einsum", "dot"):
+            return True
+        if ins.opname == "BINARY_MATRIX_MULTIPLY" or (ins.opname == "BINARY_OP" and ins.argrepr in ("@", "@=")):
+            return True
+    return any(_matrix_product_or_exp(c) for c in code.co_consts if isinstance(c, types.CodeType))
+
+
+def _loaded_names(code) -> set[str]:
+    names = {ins.argval for ins in dis.get_instructions(code)
+             if ins.opname in ("LOAD_GLOBAL", "LOAD_NAME", "LOAD_ATTR", "LOAD_METHOD", "IMPORT_FROM")
+             and isinstance(ins.argval, str)}
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            names |= _loaded_names(const)
+    return names
+
+
+@functools.cache
+def attention_helpers() -> frozenset[str]:
+    """The names of every ``helpers`` function that computes scores, softmax or attention, derived from the package.
+
+    The kernels are the functions of ``helpers.core`` (the formula and its parts) that take an exponential or a
+    matrix product: the softmax, the scores, the projections, the plain and the blockwise attention. Every
+    other ``helpers`` function (outside ``checks`` and ``ui``) that calls one of them, directly or through
+    another, computes attention too (``self_attention``, ``multi_head_self_attention``, ``soft_lookup``, the
+    encoder, ...). For a task that says "by hand": the learner may use numpy and the non-attention helpers.
+    """
+    import helpers  # noqa: F401  (loads every module of the package)
+
+    funcs = {}
+    for modname, mod in list(sys.modules.items()):
+        if mod is None or not modname.startswith("helpers.") or modname.startswith(("helpers.checks", "helpers.ui")):
+            continue
+        for value in vars(mod).values():
+            if inspect.isfunction(value) and value.__module__ == modname:
+                funcs[(modname, value.__qualname__)] = value
+    found = {f.__name__ for (modname, _), f in funcs.items()
+             if modname.startswith("helpers.core.") and _matrix_product_or_exp(f.__code__)}
+    while True:
+        more = {f.__name__ for f in funcs.values() if f.__name__ not in found and _loaded_names(f.__code__) & found}
+        if not more:
+            return frozenset(found)
+        found |= more
