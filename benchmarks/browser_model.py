@@ -120,7 +120,7 @@ def _visit(pw, chromium: str, profile: Path, site, nb, lab, lite, *, explorer_se
             for s in explorer_sentences:
                 def act(s=s):
                     box.fill(s)
-                    box.press("Tab")        # leaving the box commits it (Enter fires no change event here)
+                    box.press("Enter")      # Enter takes it (the text reached the kernel as it was typed)
                 before_view, after_view, took = explorer_move(page, cell, act, budget_s=30)
                 if took is None or after_view["pixels"] == before_view["pixels"] or after_view["message"]:
                     raise RuntimeError(f"the explorer did not redraw for {s!r}: {after_view['message']!r}")

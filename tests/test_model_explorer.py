@@ -92,6 +92,33 @@ def test_wrong_types_and_ranges_name_the_argument(tiny):
         X.attention_view(tiny, SENTENCE, 1, 1, 0)
 
 
+def type_and_press_enter(ex, text: str) -> None:
+    """What a learner's typing and Enter send the kernel: the box's text as it is typed (continuous_update), then
+    ipywidgets' custom "submit" message (TextView.handleKeypress), the same path as the comm's."""
+    ex.sentence_box.value = text
+    ex.sentence_box._handle_custom_msg({"event": "submit"}, [])
+
+
+def test_widget_box_is_taken_on_enter_or_the_button_not_while_typing(tiny):
+    ex = X.attention_explorer(tiny, SENTENCE, layer=1, head=1, token="it")
+    assert ex.sentence_box.continuous_update        # the text reaches the kernel before Enter's submit message
+    shown, encoded = ex.image.value, ex.cache.n_encoded
+    ex.sentence_box.value = "the cat was"           # typing: nothing is encoded or drawn
+    ex.layer_menu.value = 2                         # a move keeps the sentence taken last
+    assert ex.cache.n_encoded == encoded and ex.view.tokens == TINY_TOKENS and ex.sentence == SENTENCE
+    assert ex.view.layer == 2 and ex.image.value != shown
+    ex.sentence_box.value = "the cat was too tired."
+    ex.sentence_box._handle_custom_msg({"event": "other"}, [])     # not Enter: ignored
+    assert ex.view.tokens == TINY_TOKENS
+    ex.sentence_box._handle_custom_msg({"event": "submit"}, [])    # Enter
+    assert ex.view.tokens == ["[CLS]", "the", "cat", "was", "too", "tired", ".", "[SEP]"] and ex.message.value == ""
+    assert ex.sentence == "the cat was too tired." and ex.cache.n_encoded == encoded + 1
+    ex.sentence_box.value = "the animal was tired."
+    ex.encode_button.click()                                        # the 编码 button does what Enter does
+    assert ex.view.tokens == ["[CLS]", "the", "animal", "was", "tired", ".", "[SEP]"]
+    assert ex.encode_button in ex.widget.children[0].children and ex.sentence_box in ex.widget.children[0].children
+
+
 def test_widget_typing_and_every_control_change_the_figure(tiny, tmp_path):
     ex = X.attention_explorer(tiny, SENTENCE, layer=1, head=1, token="it", folder=tmp_path)
     assert ex.view.token == 10 and ex.message.value == ""
@@ -102,7 +129,7 @@ def test_widget_typing_and_every_control_change_the_figure(tiny, tmp_path):
         assert ex.image.value not in seen, control.description
         seen.append(ex.image.value)
     assert (ex.view.layer, ex.view.head, ex.view.token, ex.view.causal) == (2, None, 2, True)
-    ex.sentence_box.value = "the cat was too tired."
+    type_and_press_enter(ex, "the cat was too tired.")
     assert ex.view.tokens == ["[CLS]", "the", "cat", "was", "too", "tired", ".", "[SEP]"]
     assert [label for label, _ in ex.token_menu.options][2] == "2: cat" and ex.image.value not in seen
     assert "加因果掩码" in ex.causal_box.description and "必然是 0" in ex.readout.value
@@ -112,11 +139,11 @@ def test_widget_typing_and_every_control_change_the_figure(tiny, tmp_path):
 def test_widget_shows_bad_input_as_a_chinese_message_and_keeps_the_figure(tiny, bad, words):
     ex = X.attention_explorer(tiny, SENTENCE, layer=1, head=1, token=10)
     shown = ex.image.value
-    ex.sentence_box.value = bad                  # must not raise
+    type_and_press_enter(ex, bad)                # must not raise
     assert words in ex.message.value and ex.image.value == shown
     ex.layer_menu.value = 2                      # the other controls still answer with the message, not a traceback
     assert words in ex.message.value
-    ex.sentence_box.value = SENTENCE
+    type_and_press_enter(ex, SENTENCE)
     assert ex.message.value == "" and ex.image.value != shown
 
 
@@ -181,7 +208,7 @@ def test_lecture_layout_fits_a_slide_and_its_text_reads_on_the_projector(tiny, t
                if getattr(w, "description", "").startswith("保存")]
     assert buttons == [] and ex.save_png not in ex.widget.children
     shown = ex.image.value
-    ex.sentence_box.value = SENTENCE
+    type_and_press_enter(ex, SENTENCE)
     assert ex.view.tokens[10] == "it" and ex.image.value != shown and ex.figure.layout == "lecture"
 
 

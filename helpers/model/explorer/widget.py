@@ -217,7 +217,14 @@ def _file_stem(view: AttentionView) -> str:
 
 
 class AttentionExplorer:
-    """The live panel: a sentence box, token / layer / head dropdowns, the causal switch, save buttons.
+    """The live panel: a sentence box with its 编码 button, token / layer / head dropdowns, the causal switch, save
+    buttons.
+
+    A sentence is taken when the learner presses Enter in the box or the 编码 button (:meth:`encode`); typing
+    alone computes nothing. The box sends its text as it is typed (``continuous_update=True``) and Enter sends
+    ipywidgets' "submit" message after it, so the text is in the kernel when Enter arrives. (A box that waits for
+    its change event, ``continuous_update=False``, missed Enter in the browser edition: its page fires no change
+    event on Enter, only the submit message, which carries no text.)
 
     Every control change calls :func:`attention_view` (the encoder runs only for a new sentence or causal
     setting) and redraws the same :class:`ExplorerFigure`; a new token list builds a new one. Bad input
@@ -226,8 +233,10 @@ class AttentionExplorer:
 
     Attributes
     ----------
-    sentence_box, token_menu, layer_menu, head_menu, causal_box, save_png, save_svg, message, image, readout
+    sentence_box, encode_button, token_menu, layer_menu, head_menu, causal_box, save_png, save_svg, message, image,
+    readout
         The ipywidgets.
+    sentence : str             the sentence taken last (the box may hold newer text, not taken yet)
     widget : ipywidgets.VBox
     view : AttentionView       what is shown now
     cache : SentenceCache
@@ -243,10 +252,14 @@ class AttentionExplorer:
         self.figure = None
         self.view = None
         self._hold = False
+        self.sentence = sentence
         cfg = model.config
         wide = {"description_width": "56px"}
-        self.sentence_box = W.Text(value=sentence, description="句子", continuous_update=False, style=wide,
-                                   layout=W.Layout(width="98%"))
+        self.sentence_box = W.Text(value=sentence, description="句子", continuous_update=True, style=wide,
+                                   placeholder="输入一句英文，按回车（Enter）或点「编码」",
+                                   layout=W.Layout(flex="1 1 auto", width="auto"))
+        self.encode_button = W.Button(description="编码", icon="play", tooltip="编码这个句子（在句子框里按回车也一样）",
+                                      layout=W.Layout(width="auto"))
         self.token_menu = W.Dropdown(description="token", style=wide, layout=W.Layout(width="220px"))
         self.layer_menu = W.Dropdown(options=[(f"第 {l} 层", l) for l in range(1, cfg.n_layers + 1)], value=layer,
                                      description="层", style=wide, layout=W.Layout(width="180px"))
@@ -258,18 +271,28 @@ class AttentionExplorer:
         self.message = W.HTML()
         self.image = W.Image(format="jpeg")
         self.readout = W.HTML()
+        sentence_row = W.HBox([self.sentence_box, self.encode_button], layout=W.Layout(width="98%"))
         self.save_png.on_click(lambda _b: self.save(".png"))
         self.save_svg.on_click(lambda _b: self.save(".svg"))
         controls = W.HBox([self.token_menu, self.layer_menu, self.head_menu, self.causal_box])
         saving = [] if self.layout == "lecture" else [W.HBox([self.save_png, self.save_svg])]
-        self.widget = W.VBox([self.sentence_box, controls, *saving, self.message, self.image, self.readout])
-        self.sentence_box.observe(lambda _c: self.update(new_sentence=True), names="value")
+        self.widget = W.VBox([sentence_row, controls, *saving, self.message, self.image, self.readout])
+        self.sentence_box.on_msg(self._on_box_message)      # Enter: ipywidgets' TextView sends {"event": "submit"}
+        self.encode_button.on_click(lambda _b: self.encode())
         for w in (self.token_menu, self.layer_menu, self.head_menu, self.causal_box):
             w.observe(lambda _c: self.update(), names="value")
         self.update(new_sentence=True, token=token)
 
     def _say(self, text: str) -> None:
         self.message.value = f'<span style="color:#b00020">{html.escape(text)}</span>' if text else ""
+
+    def _on_box_message(self, _box, content, _buffers) -> None:
+        if isinstance(content, dict) and content.get("event") == "submit":
+            self.encode()
+
+    def encode(self):
+        """Take the sentence in the box (what Enter and the 编码 button do): encode it, redraw, return the view."""
+        return self.update(new_sentence=True)
 
     def _set_tokens(self, tokens, token: int) -> None:
         self._hold = True
@@ -284,7 +307,9 @@ class AttentionExplorer:
         if self._hold:
             return self.view
         try:
-            sentence, causal = self.sentence_box.value, bool(self.causal_box.value)
+            if new_sentence:
+                self.sentence = self.sentence_box.value
+            sentence, causal = self.sentence, bool(self.causal_box.value)
             if new_sentence:
                 tokens, _ = self.cache.get(sentence, causal)
                 old = self.view.tokens[self.view.token] if self.view is not None else None
