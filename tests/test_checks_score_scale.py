@@ -68,3 +68,18 @@ def test_review_dot_variance_names_the_slip(capsys):
         out = fails(capsys, check_dot_variance(fn))
         assert words in out, (words, out)
     assert check_dot_variance(lambda d, a, b: sum(a * b for _ in range(int(d))))
+
+
+# ---- fresh-eyes review of 2.5: the negative root is named (it squares to the same variance, but reverses the
+# order of the scores); it used to get case 1's "standard deviation or variance?" question
+test_negative_factor_accepts, test_negative_factor_is_named = check_table(check_score_scale, [
+    lambda d, a, b: 1 / math.sqrt(d * a * b),
+], {
+    "c = -1 / sqrt(d_k var_q var_k)": (lambda d, a, b: -1 / math.sqrt(d * a * b), ["取正的那个", "大小顺序反过来"]),
+})
+
+
+def test_negative_factor_is_not_asked_about_the_variance(capsys):
+    from check_verdicts import fails
+    out = fails(capsys, check_score_scale(lambda d, a, b: -1 / math.sqrt(d * a * b)))
+    assert "方差的倒数" not in out, out

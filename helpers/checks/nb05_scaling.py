@@ -73,6 +73,8 @@ _SS_WRONG = [
     Wrong("除以 d_k 而不是 √d_k：c·(q·k) 的方差是 c² 乘 Var(q·k)，除以 d_k 把方差压成了 1/d_k（d_k 越大，分数越接近相等），"
           "而不是 1；分量方差不是 1 时，var_q 和 var_k 也要考虑进去。", lambda d, a, b: 1 / d),
     Wrong("一项的方差是两个分量方差的乘积，不是它们的和。", lambda d, a, b: 1 / math.sqrt(d * (a + b))),
+    Wrong("c² 对了，c 的符号反了：取正的那个。负号会把分数的大小顺序反过来，softmax 就把最多的权重给了原来分数最低的键。",
+          lambda d, a, b: -1 / math.sqrt(d * a * b)),
 ]
 
 
