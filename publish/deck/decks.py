@@ -131,7 +131,7 @@ LECTURE_2 = Deck("2", "第二讲：完整公式、手算例子与因果掩码（
         vote("02-08/q3"),
         text("02-08/errata", skip=True),  # section 7 (the counting rule is a 选读 now; block 3 is about the code)
     ), page="02-08"),
-    Row("2.9", "置换等变、全局连通、内容寻址、平方代价；在线 softmax", 17, "演示视图", (
+    Row("2.9", "置换等变、全局连通、内容寻址、平方代价；在线 softmax", 16, "演示视图", (
         text("02-09/title"),
         text("02-09/equivariance"),
         vote("02-09/q1"),
@@ -139,7 +139,9 @@ LECTURE_2 = Deck("2", "第二讲：完整公式、手算例子与因果掩码（
         text("02-09/global"),
         figure("02-09/perturb-a-row", skip=True),
         text("02-09/content-addressing"),
-        figure("02-09/move-a-word"),
+        # The text slide before it says the whole idea (the weight moves with its key-value pair); the figure shows
+        # it again: skipped to make room for 2.13's explorer (lecture 2 stays 90 minutes).
+        figure("02-09/move-a-word", skip=True),
         vote("02-09/q2"),
         # A 选读 section of the notebook, taught all the same: the 02-09 guide's one line to teach (the update).
         text("02-09/online-softmax", notes=("02-09#讨论题/2",)),  # notes: why m, and the rescale by e^{m-m'}
@@ -166,6 +168,16 @@ LECTURE_2 = Deck("2", "第二讲：完整公式、手算例子与因果掩码（
         vote("02-11/q2"),
         text("02-11/block", skip=True),  # where LayerNorm goes (block 2 stops on a colon; 1-3 overflow 720p)
     ), page="02-11"),
+    # The real model (all-MiniLM-L6-v2, 6 x 12 heads, each the chapter's formula) answers the chapter's own question
+    # live: the class proposes sentences, the teacher types them. The deck's kernel loads the weights as 2.13 does
+    # (its first cell: from the cache, verified; fetched on first use); without them the slide says so in Chinese.
+    Row("2.13", "真实模型：全班出句子，老师现场输入，看 “it” 看向哪里（6 层 × 12 头的注意力探索器）", 5,
+        "演示视图（2.13 的探索器）", (
+            # the notebook's title (the chapter's question) over the explorer in its projector layout (kwargs:
+            # layout="lecture"); notes: the guide's demo steps (it -> animal in layer 4 head 2, tired -> wide, the
+            # [CLS] sink under 各头平均, the causal switch of 2.10, a student's sentence)
+            live("02-13/explorer", demo=5, notes=tuple(f"02-13#第 7 节：探索器怎么演示/{i}" for i in (1, 2, 3, 4, 5))),
+        )),  # no page: the row demos 2.13's explorer, it does not teach 2.13 (beyond the lecture: self-study)
     Row("2.12", "总结：形状总表；综合练习的要求", 4, "演示视图", (
         text("02-12/title"),
         text("02-12/shapes", notes=("02-07#常见误解/1", "02-07#常见误解/2")),  # the two width mistakes
@@ -173,8 +185,9 @@ LECTURE_2 = Deck("2", "第二讲：完整公式、手算例子与因果掩码（
         text("02-12/capstone-b", skip=True),
         text("02-12/weak-test", skip=True),
     ), page="02-12"),
-    Row("收尾", "讨论题（2.9、2.10 的指南页各一道，题目在幻灯片上，参考答案在讲者视图里）", 8, "—", (
-        activity("讨论", "选一道：先两人一组讨论 3 分钟，再请两组分享。", 8,
+    # 4 minutes (it was 8; the other 4 went to 2.13's explorer): one question, one group shares, the other is homework.
+    Row("收尾", "讨论题（2.9、2.10 的指南页各一道，题目在幻灯片上，参考答案在讲者视图里；讨论一道，另一道留作课后）", 4, "—", (
+        activity("讨论", "选一道：先两人一组讨论 2 分钟，再请一组分享；另一道留作课后思考。", 4,
                  ask=("02-10#讨论题/3", "02-09#讨论题/3")),
     )),
 ))
