@@ -66,10 +66,46 @@ def test_every_seed_grades_each_line_and_names_the_slips(seed):
     for line, value in v.items():
         ok, said = _run(lambda x=value: x, seed, line)
         assert ok and "为什么可以这样做" in said, (seed, line, said)
-    for line, value, words in [(1, 0, "均值为 0"), (2, m.var_q, "二阶矩"), (3, m.var_q * m.var_k, "均值为 0"),
+    slips = _slips(m)
+    for line, value, words in [(1, 0, "均值为 0"), (2, m.var_q, "把方差当成了二阶矩"), (3, m.var_q * m.var_k, "均值为 0"),
                                (3, v[2] * e2k, "没有减去"), (4, v[3], "忘了乘 d_k"), (4, m.d_k * m.var_q * m.var_k, "均值为 0")]:
         ok, said = _run(lambda x=value: x, seed, line)
-        assert not ok and said.startswith("\u274c") and words in said and CJK.search(said), (seed, line, said)
+        assert not ok and said.startswith("\u274c") and CJK.search(said), (seed, line, said)
+        if sum(np.isclose(value, w, rtol=1e-9, atol=0) for w in slips[line]) == 1:   # no other slip gives it
+            assert words in said, (seed, line, said)
+        else:                                                                    # ambiguous: the line's own hint
+            assert words not in said and _OWN_HINT[line] in said, (seed, line, said)
+
+
+# Each line's hint of its own (said when a wrong value is ambiguous), a part of it.
+_OWN_HINT = {1: "期望的乘积", 2: "反过来求二阶矩", 3: "它的二阶矩减去它的均值的平方", 4: "方差相加"}
+
+
+def _slips(m):
+    """Every slip's value on each line: the ones with a hint, and line 3 expanded with one term left out."""
+    v, e2k = _values(m)
+    mq, mk, vq, vk, d = m.mean_q, m.mean_k, m.var_q, m.var_k, m.d_k
+    terms = (vq * vk, vq * mk ** 2, vk * mq ** 2)
+    dropped = [sum(terms) - t for t in terms]
+    assert np.isclose(sum(terms), v[3])
+    return {1: [0, mq + mk, vq * vk], 2: [vq, mq ** 2, (vq ** 0.5 + mq) ** 2, e2k],
+            3: [vq * vk, v[2] * e2k, v[2] * e2k + v[1] ** 2, vq * vk + v[1] ** 2, *dropped],
+            4: [v[3], d * d * v[3], d ** 0.5 * v[3], d * vq * vk, d * v[2] * e2k, *(d * x for x in dropped)]}
+
+
+def test_a_value_two_slips_give_gets_the_lines_own_hint():
+    """Seed 2026, line 3: vq·vk left out of the expanded Var(q_i k_i) gives the number of the listed slip
+    vq·vk + (mq·mk)² (40 both): the check must not name the slip the learner may not have made."""
+    m = faded_moments(2026)
+    left_out = m.var_q * m.mean_k ** 2 + m.var_k * m.mean_q ** 2
+    assert left_out == m.var_q * m.var_k + (m.mean_q * m.mean_k) ** 2        # the coincidence of the default seed
+    ok, said = _run(lambda: left_out, 2026, 3)
+    assert not ok and "方差的乘积再加均值的乘积" not in said and _OWN_HINT[3] in said, said
+    other = next(s for s in range(60) if (lambda n: n.var_q * n.mean_k ** 2 + n.var_k * n.mean_q ** 2
+                                          != n.var_q * n.var_k + (n.mean_q * n.mean_k) ** 2)(faded_moments(s)))
+    n = faded_moments(other)                                                   # where it is not ambiguous, it is named
+    ok, said = _run(lambda: n.var_q * n.var_k + (n.mean_q * n.mean_k) ** 2, other, 3)
+    assert not ok and "方差的乘积再加均值的乘积" in said, said
 
 
 def test_the_derivation_matches_sampling():

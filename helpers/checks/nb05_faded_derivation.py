@@ -13,7 +13,8 @@ derivation one blank line at a time, each after writing why the step is allowed:
 :func:`check_faded_derivation` takes a function that returns the number of one line, compares it exactly
 (relative 1e-9: every quantity is a small rational number), names the classic slip (the mean-0 result
 carried over, a variance taken for a second moment, the squared mean not subtracted, d_k forgotten or
-squared), and once the line is right prints why the step is allowed.
+squared) when no other slip gives the same number on the learner's seed (else the line's own hint), and once
+the line is right prints why the step is allowed.
 """
 
 from __future__ import annotations
@@ -80,6 +81,26 @@ def _lines(m: FadedMoments) -> dict[int, tuple[float, list[tuple[str, float]]]]:
     }
 
 
+def _unlisted(m: FadedMoments) -> dict[int, list[float]]:
+    """Each line's slips that have no hint of their own: a wrong value equal to one of them is not named.
+
+    Line 3 expanded, Var(q_i k_i) = vq·vk + vq·mk² + vk·mq², with one of its three terms left out (line 4 is d_k times
+    line 3). On seed 2026 vq·mk² + vk·mq² (vq·vk left out) equals the listed
+    vq·vk + (mq·mk)², so a learner who made the first slip would be told of the second.
+    """
+    mq, mk, vq, vk, d = m.mean_q, m.mean_k, m.var_q, m.var_k, m.d_k
+    terms = (vq * vk, vq * mk ** 2, vk * mq ** 2)
+    dropped = [sum(terms) - t for t in terms]
+    return {1: [], 2: [], 3: dropped, 4: [d * x for x in dropped]}
+
+
+def _unambiguous(wrongs: list[tuple[str, float]], unlisted: list[float]) -> list[tuple[str, float]]:
+    """The listed slips whose value no other slip (listed or not) gives: only those are named by their hint."""
+    values = [v for _, v in wrongs] + list(unlisted)
+    same = lambda a, b: abs(a - b) <= 1e-9 * max(1.0, abs(a))
+    return [(h, v) for h, v in wrongs if sum(same(v, w) for w in values) == 1]
+
+
 def _telling(m: FadedMoments) -> bool:
     """Every classic wrong value differs from the right one (by more than 1e-3 relative)."""
     return all(abs(w - right) > 1e-3 * max(1.0, abs(right)) for right, wrongs in _lines(m).values() for _, w in wrongs)
@@ -117,8 +138,10 @@ def check_faded_derivation(fn, seed: int = DEFAULT_SEED, line: int = 1) -> Check
             msg = f"{FAIL} {name}：{arg} 要是{what}；你传入的是 {type(value).__name__} {value!r}。"
             print(msg)
             return CheckResult(name, False, 1, 0, msg)
-    right, wrongs = _lines(faded_moments(int(seed)))[int(line)]
-    return run_faded_step(name, fn, Case(_WHAT[int(line)], (), float(right), _HINT[int(line)]), wrongs,
+    m = faded_moments(int(seed))
+    right, wrongs = _lines(m)[int(line)]
+    named = _unambiguous(wrongs, _unlisted(m)[int(line)])   # two slips, one number: the line's own hint instead
+    return run_faded_step(name, fn, Case(_WHAT[int(line)], (), float(right), _HINT[int(line)]), named,
                           returns="这一行的数", passed="这一行对了，通过（this line is right）。",
                           reason=REASONS[int(line)], atol=0.0, rtol=1e-9)
 
