@@ -260,8 +260,23 @@ def test_format_table():
     assert sum("不一致" in line for line in lines) == len(EXPECTED_DISAGREEMENTS) == 22
     row = next(line for line in lines if line.startswith("out[2,2] "))
     assert "1.224" in row and "1.3302" in row and "1.330" in row and "-0.1062" in row and "书自己的数也复现不了" in row
-    row = next(line for line in lines if line.startswith("row sum 1 "))
+    row = next(line for line in lines if line.startswith("行和 1 "))
     assert "37.71" in row and "37.7164" in row and "沿用书的数能复现" in row
+    # a Chinese name is padded by its width on screen (a CJK character is two columns): the columns line up
+    import unicodedata
+
+    def on_screen(text):
+        return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
+
+    ends = {on_screen(line[:line.find("  一致") if "  一致" in line else line.index("  不一致")]) for line in lines[2:]}
+    assert len(ends) == 1, ends
+
+
+def test_entry_names_are_chinese_where_they_are_words():
+    import re
+    names = {entry_name(e) for e in compare_with_book()}
+    assert {"行和 1", "分项[2,2]（第五步）", "A[1,2]（单行）", "A[1,2]（第五步）", "out[1,2]（章末）", "Q[1,1]（第二步）"} <= names
+    assert not [n for n in names if re.search(r"\b(row|sum|step|recap|term)\b", n)]
 
 
 # --- the errata headline (issue 12): an explicit counting rule --------------
@@ -346,8 +361,8 @@ def test_errata_rule_calls_exp_141_right_but_drifting():
 
     cats = {(entry_name(e), e.printed): c for e, c in classify_entries()}
     assert cats[("exp(S'[1,1])", "4.10")] == "drift"            # e^1.41 = 4.096 -> 4.10: not wrong
-    assert cats[("row sum 1", "37.71")] == "drift"              # exact sum of the printed terms
-    assert cats[("term[2,2] (step 5)", "0.900")] == "inherited"  # 2 x the slip 0.450
+    assert cats[("行和 1", "37.71")] == "drift"                  # exact sum of the printed terms
+    assert cats[("分项[2,2]（第五步）", "0.900")] == "inherited"   # 2 x the slip 0.450
     assert cats[("A[1,2]", "0.450")] == "slip"
 
 

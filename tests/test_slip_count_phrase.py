@@ -1,5 +1,5 @@
 """The book's errata are said the same way everywhere (issue 20), built by one helper, ``helpers.book.slip_count``,
-from ``helpers.book.errata_summary()``: 2.8 and 2.12 print the Chinese phrase "N 处笔误（M 个印错的数）" (committed
+from ``helpers.book.errata_summary()``: 2.8 and 2.12 print the Chinese phrase "N 处（共 M 个印错的数）" (committed
 outputs, issue 30), the README and the teaching guides quote the English "N slips (M printed values)" (built here from
 the same counts)."""
 
@@ -26,20 +26,22 @@ def outputs(notebook: str) -> str:
 
 def test_the_phrases_say_the_counts_of_the_data():
     n, m = counts()
-    assert slip_count() == f"{n} 处笔误（{m} 个印错的数）"
+    assert slip_count() == f"{n} 处（共 {m} 个印错的数）"
 
 
 def test_the_phrase_is_built_from_the_summary_it_is_given():
     s = errata_summary()
     more = s._replace(slips=s.slips + s.slips[:1], wrong=s.wrong + len(s.slips[0].printed))
-    assert slip_count(more) == f"{len(s.slips) + 1} 处笔误（{s.wrong + len(s.slips[0].printed)} 个印错的数）"
+    assert slip_count(more) == f"{len(s.slips) + 1} 处（共 {s.wrong + len(s.slips[0].printed)} 个印错的数）"
     assert slip_count(more) != slip_count(s)
 
 
 @pytest.mark.parametrize("notebook", ["02-08-worked-example.ipynb", "02-12-summary.ipynb"])
 def test_notebooks_print_the_phrase(notebook):
     n, m = counts()
-    assert f"真正的笔误：{n} 处笔误（{m} 个印错的数）" in outputs(notebook)
+    text = outputs(notebook)
+    assert f"真正的笔误有 {n} 处（共 {m} 个印错的数）" in text
+    assert "笔误：" not in text.replace("真正的笔误（印成", "")   # 笔误 is said once, not "笔误：N 处笔误"
 
 
 @pytest.mark.parametrize("doc", ["README.md", "docs/teaching/02-08.md", "docs/teaching/02-12.md", "docs/teaching/README.md"])
@@ -49,7 +51,10 @@ def test_docs_quote_the_phrase(doc):
 
 
 def test_headline_says_it_too():
-    assert slip_count() in errata_headline()
+    n, m = counts()
+    s = errata_summary()
+    assert f"笔误有 {slip_count()}" in errata_headline()
+    assert f"{s.distinct} 个不同的舍入值里，{m} 个属于这 {n} 处笔误" in errata_headline()
 
 
 def test_the_phrase_counts_slips_apart_from_printed_values():

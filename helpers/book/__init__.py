@@ -11,7 +11,7 @@ Notebooks read these names as ``H.book.<name>``.
 """
 
 from .compare import (BookEntry, agrees_up_to_rounding, book_chain_values, compare_with_book, disagreements,
-                      entry_name, exact_values, format_table, CAUSE_TEXT)
+                      entry_name, exact_values, format_table, pad, CAUSE_TEXT)
 from .errata import (ERRATA_RULE, ErrataSummary, ErrataValue, Slip, classify_entries, errata_headline,
                      errata_summary, errata_values, slip_count)
 from .printed import BOOK_QUANTITIES, GIVEN_KEYS, BookQuantity, book_array, example_inputs, printed_decimals
@@ -19,7 +19,7 @@ from .printed import BOOK_QUANTITIES, GIVEN_KEYS, BookQuantity, book_array, exam
 __all__ = [
     "BookQuantity", "BOOK_QUANTITIES", "GIVEN_KEYS", "example_inputs", "printed_decimals", "book_array",
     "BookEntry", "exact_values", "book_chain_values", "agrees_up_to_rounding", "compare_with_book",
-    "disagreements", "entry_name", "format_table", "CAUSE_TEXT",
+    "disagreements", "entry_name", "format_table", "pad", "CAUSE_TEXT",
     "ERRATA_RULE", "ErrataValue", "Slip", "ErrataSummary", "classify_entries", "errata_values",
     "errata_summary", "errata_headline", "slip_count",
 ]

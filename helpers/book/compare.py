@@ -22,6 +22,7 @@ arithmetic, rounding or typing slip made at this very step.
 from __future__ import annotations
 
 import math
+import unicodedata
 from collections.abc import Mapping, Sequence
 from typing import NamedTuple
 
@@ -42,6 +43,7 @@ __all__ = [
     "compare_with_book",
     "disagreements",
     "entry_name",
+    "pad",
     "format_table",
     "CAUSE_TEXT",
 ]
@@ -218,8 +220,14 @@ def disagreements(entries: Sequence[BookEntry]) -> list[BookEntry]:
 
 
 def entry_name(entry: BookEntry) -> str:
-    """The entry's table name, e.g. ``"A[1,2]"`` or ``"row sum 1"``."""
+    """The entry's table name (Chinese where it is a word), e.g. ``"A[1,2]"``, ``"行和 1"`` or ``"分项[2,2]（第五步）"``."""
     return entry.label.replace("{i}", ",".join(map(str, entry.index)))
+
+
+def pad(text: str, width: int) -> str:
+    """``text`` left-justified to ``width`` columns of monospaced output, a wide (CJK) character counting two."""
+    wide = sum(unicodedata.east_asian_width(ch) in "WF" for ch in text)
+    return text + " " * max(0, width - len(text) - wide)
 
 
 def format_table(entries: Sequence[BookEntry], *, exact_decimals: int = 4) -> str:
@@ -232,10 +240,10 @@ def format_table(entries: Sequence[BookEntry], *, exact_decimals: int = 4) -> st
     head = f"{'条目':<18} {'书上':>5} {'精确值':>6} {'应印出':>5} {'书上-精确':>6}  判定"
     lines = [head, "-" * 67]
     for e in entries:
-        name = entry_name(e)
+        name = pad(entry_name(e), 20)
         correct = f"{e.exact:.{e.decimals}f}"
         verdict = "一致" if e.agrees else f"不一致（{CAUSE_TEXT[e.cause]}）"
         lines.append(
-            f"{name:<20} {e.printed:>7} {e.exact:>9.{exact_decimals}f} {correct:>8} {e.difference:>+10.{exact_decimals}f}  {verdict}"
+            f"{name} {e.printed:>7} {e.exact:>9.{exact_decimals}f} {correct:>8} {e.difference:>+10.{exact_decimals}f}  {verdict}"
         )
     return "\n".join(lines)

@@ -41,14 +41,15 @@ ERRATA_RULE = (
 
 
 def slip_count(summary: ErrataSummary | None = None) -> str:
-    """How many slips the example has, the one phrase the notebooks print: ``"2 处笔误（3 个印错的数）"``.
+    """How many slips the example has, the one phrase the notebooks print: ``"2 处（共 3 个印错的数）"``
+    (after "真正的笔误有" in 2.8 and 2.12, after "笔误有" in :func:`errata_headline`).
 
     A slip (an entry of ``summary.slips``) may span several printed values (a whole output row),
     so both counts are said. (The README and the teaching guides quote the English
     ``"2 slips (3 printed values)"``; ``tests/test_slip_count_phrase.py`` keeps them equal to the data.)
     """
     s = errata_summary() if summary is None else summary
-    return f"{len(s.slips)} 处笔误（{s.wrong} 个印错的数）"
+    return f"{len(s.slips)} 处（共 {s.wrong} 个印错的数）"
 
 
 #: Categories of :func:`classify_entries`, from harmless to wrong.
@@ -233,7 +234,8 @@ def errata_headline(summary: ErrataSummary | None = None) -> str:
     slips = "；".join(f"{sl.name} 印成 {', '.join(sl.printed)}，应为 {', '.join(sl.correct)}" for sl in s.slips)
     ints = "全部正确" if s.integers_wrong == 0 else f"其中 {s.integers_wrong} 个错了"
     return (
-        f"这个例子有 {slip_count(s)}：{slips}。它印出的 {s.distinct} 个不同的舍入值里，{s.wrong} 个就是这些笔误，"
+        f"这个例子的笔误有 {slip_count(s)}：{slips}。它印出的 {s.distinct} 个不同的舍入值里，"
+        f"{s.wrong} 个属于这 {len(s.slips)} 处笔误，"
         f"另有 {s.drift} 个只因为沿用舍入过的中间结果而与精确值有偏差（舍入漂移），{s.inherited} 个继承了笔误，{s.exact} 个正确。"
         f"整数结果 Q、K、V、S（共 {s.integers} 个印出的元素，重抄的也算）{ints}。"
         f"一个数只有在它印出的精度下与它所代表的量不符时，才算错。"
