@@ -609,3 +609,26 @@ def explorer_move(page, cell: int, act, budget_s: float) -> tuple[dict, dict, fl
     seconds = _wait_settled(lambda: json.dumps(explorer_view(page, cell)), json.dumps(before), start,
                                 budget_s, grace_s=budget_s + 3)
     return before, explorer_view(page, cell), seconds
+
+
+def explorer_enter(page, cell: int, text: str, budget_s: float, typed_s: float = 1.0) -> tuple[dict, dict, float | None]:
+    """Type ``text`` into the explorer's sentence box key by key and press Enter, as a learner does; return the views
+    before and after Enter and its seconds (as :func:`explorer_move`).
+
+    Typing alone must leave the panel as it was (nothing is taken before Enter), and the box must still have the
+    focus once the panel settled: Enter took the sentence, not a blur (Tab or a click elsewhere).
+    """
+    box = page.locator(f'.jp-Cell[data-nbtest-index="{cell}"] .jp-Cell-outputArea .widget-text input').first
+    page.wait_for_timeout(300)
+    shown = explorer_view(page, cell)
+    box.fill("")
+    if text:
+        box.press_sequentially(text)
+    page.wait_for_timeout(int(typed_s * 1000))
+    typed = explorer_view(page, cell)
+    assert typed == shown, f"typing alone changed the explorer (only Enter takes a sentence):\n{shown}\n{typed}"
+    assert box.input_value() == text
+    before, after, seconds = explorer_move(page, cell, lambda: box.press("Enter"), budget_s)
+    assert box.evaluate("el => document.activeElement === el"), \
+        "the sentence box lost the focus: the sentence was not taken by Enter alone"
+    return before, after, seconds

@@ -17,8 +17,9 @@ build's own cache, so local reruns need no network). Then:
   itself, its load cell (the first code cell, which defines ``HAVE``): it must print a Chinese status
   line naming the model and SHA-256, then ``weights found and verified: True``; and printed numbers that
   differ from CPython's in the last digit (WebAssembly's numpy sums in another order), within 2e-3;
-- 2.13's attention explorer, in the same page: it draws, and a new sentence, another layer and another
-  head each change its figure;
+- 2.13's attention explorer, in the same page: it draws, and a new sentence (typed key by key: nothing changes
+  until Enter, which takes it while the box keeps the focus), another layer and another head each change its
+  figure;
 - the site's weights are verified: a site whose copy of model.safetensors has one byte changed runs 2.13
   to its end without a traceback; its load cell says in Chinese that the files failed the SHA-256 check,
   then ``weights found and verified: False``; the cells that use the notebook's ``HAVE`` switch then show
@@ -377,29 +378,30 @@ def _it_row_matches_cpython(nb, browser_cells) -> None:
 
 
 def _drive_the_explorer(page, nb, budget_s: float) -> dict:
-    """The explorer draws; a new sentence, a layer and a head each change its figure. Returns the seconds of each."""
-    from lab_driver import explorer_move, explorer_view
+    """The explorer draws; a new sentence (typed, then Enter), a layer and a head each change its figure. Returns
+    the seconds of each."""
+    from lab_driver import explorer_enter, explorer_move, explorer_view
 
     cell = next(i for i, c in enumerate(nb.cells) if c.cell_type == "code" and "attention_explorer(" in c.source)
     area = page.locator(f'.jp-Cell[data-nbtest-index="{cell}"] .jp-Cell-outputArea').first
     area.scroll_into_view_if_needed()
     first = explorer_view(page, cell)
     assert first["pixels"] and first["readout"] and first["tokens"], f"{MODEL_NOTEBOOK}: the explorer shows {first}"
-    sentence = area.locator(".widget-text input").first
     menu = {label: area.locator(".widget-dropdown").filter(has=page.locator(f'label:text-is("{label}")'))
                        .locator("select").first for label in ("层", "头")}
 
-    def type_sentence():
-        # Committed by leaving the box (Tab): in this edition's Chromium an Enter in it fires no change event, so
-        # the box (continuous_update=False) keeps its value to itself -- see docs/editions/browser.md.
-        sentence.fill("The trophy didn't fit in the suitcase because it was too big.")
-        sentence.press("Tab")
-
+    # Enter takes the sentence (this edition's page fires no change event on Enter: a box that waited for one,
+    # continuous_update=False, never took it; the text now reaches the kernel as it is typed and Enter's submit
+    # message takes it). explorer_enter checks that typing alone changes nothing and the box keeps the focus.
+    own = "The trophy didn't fit in the suitcase because it was too big."
     seconds = {}
-    for what, act, readout in (("a new sentence", type_sentence, None),
+    for what, act, readout in (("a new sentence, Enter", None, None),
                                ("layer 2", lambda: menu["层"].select_option(index=1), "第 2 层"),
                                ("head 7", lambda: menu["头"].select_option(index=6), "第 2 层 第 7 头")):
-        before, after, took = explorer_move(page, cell, act, budget_s)
+        if act is None:
+            before, after, took = explorer_enter(page, cell, own, budget_s)
+        else:
+            before, after, took = explorer_move(page, cell, act, budget_s)
         assert took is not None and after["pixels"] != before["pixels"], \
             f"{MODEL_NOTEBOOK}: the explorer's figure did not change after {what}:\n{before}\n{after}"
         assert after["message"] == "", f"{MODEL_NOTEBOOK}: {what}: the panel says {after['message']!r}"
