@@ -28,11 +28,20 @@ self-check calls the notebooks already make (no cell index and no exercise text 
 - Any other exercise of these notebooks stays ungraded practice: an answer cell with the
   reference code in a solution region (the teacher's source stays solved), the check call
   kept in place. Every ``solution`` cell itself is removed.
+- A cell that sets a seed each student must choose (``SEED = <number>``, 2.12's chapter self-test) starts
+  the release with ``SEED = None`` (the committed number stays in a solution region, so the teacher's
+  source still runs); until the student sets it, the cell prints 先把 SEED 改成你的学号（一个整数），再运行
+  instead of computing with a shared default, and the checks that take the seed give 0 (``SEED_LINE``).
+- The first notebook of the lab starts with what a student needs before the first exercise: the graded lab's
+  instructions (set SEED in 2.12, how to hand in) and 2.0's environment check (``lab_intro_cells``).
 - Everything else (prose, figures, predictions, sliders) is kept as committed.
 
 The feedback pages work offline wherever the HTML file goes (the exchange hands a student the file
 alone): ``generate_feedback`` typesets each formula as MathML (latex2mathml) and the page loads no
 MathJax and nothing from another host (``OfflineFeedbackExporter`` in the config, the ``offline-feedback`` template).
+Their Chinese (the prose and the self-checks' messages, which are the feedback) is drawn with the decks' font
+(``publish/deck/font.py``), copied into the template folder; each page embeds the subset of the characters it
+shows, so it reads on a PC without a Chinese font.
 """
 
 from __future__ import annotations
@@ -48,7 +57,7 @@ from pathlib import Path
 
 import nbformat
 
-from .notebooks import EXERCISE as EXERCISE_TAG, NOTEBOOKS, ROOT, SOLUTION as SOLUTION_TAG, tags as _tags
+from .notebooks import EXERCISE as EXERCISE_TAG, NOTEBOOKS, ROOT, SHARE, SOLUTION as SOLUTION_TAG, tags as _tags
 ASSIGNMENT = "lab-1"
 COURSE_ID = "self-attention-ch02"
 BEGIN_SOLUTION, END_SOLUTION = "### BEGIN SOLUTION", "### END SOLUTION"
@@ -79,6 +88,30 @@ _EXERCISE_HEADING = re.compile(r"^\s*(#+\s.*练习|\*\*[^*\n]*练习)", re.M)
 # is generated.
 TEMPLATES = Path(__file__).resolve().parent / "templates" / "course"
 FEEDBACK_TEMPLATE = "offline-feedback"
+# The feedback pages' Chinese font: the decks' subset of Noto Sans CJK SC (every character of the notebooks, the
+# helpers' messages and GB 2312 level 1), copied into the template folder; the config embeds in each page the
+# subset of the characters that page shows.
+FEEDBACK_FONT = SHARE / "jupyter" / "voila" / "templates" / "ch02-deck" / "static" / "NotoSansSC-ch02.otf"
+
+# A seed the student sets: a top-level ``SEED = <int>`` line in a code cell that is neither an exercise nor a
+# solution. In the release it reads ``SEED = None`` with the comment below; the rest of the cell runs only
+# once SEED is set, and says so before.
+SEED_LINE = re.compile(r"^SEED\s*=\s*\d+\b.*$", re.M)
+SEED_UNSET = "SEED = None   # 改成你的学号（一个整数），例如 SEED = 20230117"
+SEED_ASK = "先把 SEED 改成你的学号（一个整数），再运行"
+# Where the release's first notebook gets the environment check (2.0's section with this heading).
+ENV_HEADING = "## 环境检查"
+LAB_INTRO = """## 计分实验课：开始之前
+
+这次实验课计分（nbgrader）。这个文件夹里是实验课的 {count} 个笔记本，按编号顺序做。
+
+1. 先运行下面 2.0 的环境检查：最后一行是「一切就绪」就可以开始；出现以「问题：」开头的行，请举手。
+2. 每个计分练习下面锁着一个评分格，就是那道题的自检：它现在对你说的（✅、❌ 加提示，或「尚未完成」），
+   就是评分时的评语；每道题要么满分，要么 0 分。
+3. **2.12 的章末自测：先把 `SEED = None` 改成你的学号（一个整数），再运行。** 每人的题目由自己的学号抽出；
+   不改，自测的四道题都是 0 分。
+4. 做完保存（Ctrl+S），再提交：用 JupyterHub 的，在 *Assignments* 页面点 *Submit*；在机房的，把整个 `lab-1`
+   文件夹按老师说的方式交上去。"""
 
 
 class CourseError(ValueError):
@@ -185,6 +218,50 @@ def _fresh(cell, source: str, cell_id: str | None = None):
     return out
 
 
+def seed_cell(cell, grade_id: str):
+    """The course version of a cell that sets ``SEED = <number>``: an ungraded, unlocked answer cell whose release
+    reads ``SEED = None`` (the committed line in a solution region, for the teacher's source) and runs the rest
+    of the cell only once SEED is set, printing ``SEED_ASK`` until then; None if the cell sets no seed."""
+    if cell.cell_type != "code" or _tags(cell) & {EXERCISE_TAG, SOLUTION_TAG}:
+        return None
+    m = SEED_LINE.search(cell.source)
+    if m is None:
+        return None
+    before, rest = cell.source[: m.start()].rstrip("\n"), cell.source[m.end():].strip("\n")
+    guarded = ["if SEED is None:", f'    print("{SEED_ASK}")']
+    if rest.strip():
+        guarded += ["else:", *("    " + ln if ln.strip() else "" for ln in _lines(rest))]
+    body = ([before, ""] if before else []) + [SEED_UNSET, BEGIN_SOLUTION, m.group(0), END_SOLUTION, *guarded]
+    source = "\n".join(body)
+    try:
+        ast.parse(source)
+    except SyntaxError as exc:
+        raise CourseError(f"{grade_id}: the cell that sets SEED cannot be guarded ({exc})") from exc
+    out = _fresh(cell, source, grade_id)
+    out.metadata["nbgrader"] = _nbgrader(grade_id, solution=True, grade=False, locked=False)
+    return out
+
+
+def lab_intro_cells(notebooks_dir: Path = NOTEBOOKS) -> list:
+    """The cells the release's first notebook starts with (after its title): ``LAB_INTRO``, then 2.0's environment
+    check (its ``ENV_HEADING`` markdown cell and the code cell after it, as committed, outputs cleared)."""
+    matches = sorted(notebooks_dir.glob("02-00-*.ipynb"))
+    if len(matches) != 1:
+        raise CourseError(f"expected one notebook 02-00-*.ipynb in {notebooks_dir}, found {len(matches)}")
+    cells = nbformat.read(matches[0], as_version=4).cells
+    k = next((k for k, c in enumerate(cells) if c.cell_type == "markdown" and c.source.startswith(ENV_HEADING)), None)
+    if k is None or k + 1 >= len(cells) or cells[k + 1].cell_type != "code":
+        raise CourseError(f"{matches[0].name}: no '{ENV_HEADING}' section followed by a code cell")
+    intro = nbformat.v4.new_markdown_cell(LAB_INTRO.format(count=len(LAB)))
+    intro.id = "lab-intro"
+    env_md, env_code = _fresh(cells[k], cells[k].source, "lab-intro-env"), _fresh(cells[k + 1], cells[k + 1].source,
+                                                                                 "lab-intro-env-check")
+    out = [intro, env_md, env_code]
+    for cell in out:
+        cell.metadata.setdefault("self_attention_ch02", {})["course"] = "lab-intro"
+    return out
+
+
 def course_notebook(nb: nbformat.NotebookNode, prefix: str, select: str, points: int
                     ) -> tuple[nbformat.NotebookNode, list[Graded]]:
     """The nbgrader source version of ``nb``; and its graded parts (``select`` as in ``LAB``)."""
@@ -252,10 +329,15 @@ def course_notebook(nb: nbformat.NotebookNode, prefix: str, select: str, points:
     out = copy.deepcopy(nb)
     out.cells = []
     for k, cell in enumerate(cells):
+        seeded = seed_cell(cell, f"{prefix}-SEED") if k not in replaced else None
         if k in replaced:
             out.cells.extend(replaced[k])
+        elif seeded is not None:
+            out.cells.append(seeded)
         elif SOLUTION_TAG not in _tags(cell):
             out.cells.append(copy.deepcopy(cell))
+    if sum(1 for c in out.cells if c.get("id") == f"{prefix}-SEED") > 1:
+        raise CourseError(f"{prefix}: more than one cell sets SEED")
     out.metadata.setdefault("self_attention_ch02", {})["edition"] = "nbgrader-source"
     return out, graded
 
@@ -278,9 +360,11 @@ def build(course_dir: Path, notebooks_dir: Path = NOTEBOOKS) -> list[Graded]:
     source.mkdir(parents=True, exist_ok=True)
     graded: list[Graded] = []
     written = []
-    for path, select, points in lab_notebooks(notebooks_dir):
+    for n, (path, select, points) in enumerate(lab_notebooks(notebooks_dir)):
         nb = nbformat.read(path, as_version=4)
         out, parts = course_notebook(nb, path.name[:5], select, points)
+        if n == 0:
+            out.cells[1:1] = lab_intro_cells(notebooks_dir)
         nbformat.validate(out)
         nbformat.write(out, source / path.name)
         written.append(path.name)
@@ -289,9 +373,11 @@ def build(course_dir: Path, notebooks_dir: Path = NOTEBOOKS) -> list[Graded]:
         if stale.name not in written:
             stale.unlink()
     shutil.copytree(TEMPLATES / FEEDBACK_TEMPLATE, course_dir / "templates" / FEEDBACK_TEMPLATE, dirs_exist_ok=True)
+    font = Path("templates") / FEEDBACK_TEMPLATE / FEEDBACK_FONT.name
+    shutil.copyfile(FEEDBACK_FONT, course_dir / font)
     shutil.copyfile(TEMPLATES / "nbgrader_config.py", course_dir / "nbgrader_config.py")
     parameters = {"course_id": COURSE_ID, "begin_hidden": BEGIN_HIDDEN, "end_hidden": END_HIDDEN,
-                  "feedback_template": FEEDBACK_TEMPLATE}
+                  "feedback_template": FEEDBACK_TEMPLATE, "feedback_font": font.as_posix()}
     (course_dir / "course.json").write_text(json.dumps(parameters, indent=2) + "\n", encoding="utf-8")
     return graded
 

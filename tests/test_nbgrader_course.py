@@ -5,16 +5,19 @@ the ``grading`` extra) build the course in a temporary folder, run ``nbgrader ge
 hand in three submissions -- everything solved (the instructor's source), nothing solved (the
 release as handed out) and a mix with three classic wrong answers made by editing the reference
 code (wrong axis, mask after softmax, missing scale) -- then ``nbgrader autograde`` and
-``nbgrader generate_feedback``, and check the scores part by part. Then four more students hand in
+``nbgrader generate_feedback``, and check the scores part by part. Then five more students hand in
 2.12's chapter self-test, whose numbers come from the ``SEED`` each student sets: two with the same
 correct code under two different seeds, one who sets the second seed but copies the first seed's
-numbers for question (d) and takes the softmax along the wrong axis in (a), and one who types in the
-second seed's own numbers for (d).
+numbers for question (d) and takes the softmax along the wrong axis in (a), one who types in the
+second seed's own numbers for (d), and one who hands in right answers but leaves ``SEED`` as released
+(``None``): 0 for the four parts, and the Chinese request to set it instead of a shared default's numbers.
+The feedback pages embed the subset of the course's Chinese font that covers every Chinese character they show.
 """
 
 from __future__ import annotations
 
 import ast
+import base64
 import contextlib
 import html
 import io
@@ -135,6 +138,83 @@ def test_the_config_is_the_template_and_reads_its_parameters_from_beside_it(buil
              for c in nbformat.read(p, as_version=4).cells if _nbg(c).get("grade") and not _nbg(c).get("solution")]
     assert tests and all(parameters["begin_hidden"] in t and parameters["end_hidden"] in t for t in tests), \
         "the hidden-test delimiters the config strips are not the ones in the test cells"
+
+
+def _run_cell(source: str) -> str:
+    """Run a course cell's code (as a kernel would, in a fresh namespace); return what it prints."""
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf):
+        exec(compile(source, "<cell>", "exec"), {})  # noqa: S102 -- the course's own cell
+    return buf.getvalue()
+
+
+def _released(source: str) -> str:
+    """A cell's source as generate_assignment releases it (ClearSolutions, code_stub '': the region becomes one empty line)."""
+    return re.sub(rf"^{re.escape(TOOL.BEGIN_SOLUTION)}\n.*?^{re.escape(TOOL.END_SOLUTION)}$", "", source,
+                  flags=re.M | re.S)
+
+
+def test_the_seed_cell_asks_for_the_student_number_until_it_is_set(built):
+    """2.12's SEED cell: unlocked and ungraded; released as SEED = None, it prints the Chinese request and computes
+    nothing; the teacher's source (the committed seed in a solution region) and a set SEED draw the questions."""
+    course, _ = built
+    nb = nbformat.read(next((course / "source" / TOOL.ASSIGNMENT).glob("02-12-*.ipynb")), as_version=4)
+    seeds = [c for c in nb.cells if c.cell_type == "code" and re.search(r"^SEED\s*=", c.source, re.M)]
+    assert len(seeds) == 1, [c.source for c in seeds]
+    cell = seeds[0]
+    assert _nbg(cell)["solution"] and not _nbg(cell)["grade"] and not _nbg(cell)["locked"]
+    release = _released(cell.source)
+    assert re.search(r"^SEED = None\b.*学号", release, re.M) and not re.search(r"^SEED = \d", release, re.M)
+    unset = _run_cell(release)
+    assert unset.strip() == TOOL.SEED_ASK and "先把 SEED 改成你的学号（一个整数），再运行" in unset
+    full = next(c for c in nbformat.read(next(TOOL.NOTEBOOKS.glob("02-12-*.ipynb")), as_version=4).cells
+                if c.cell_type == "code" and re.search(r"^SEED\s*=\s*\d", c.source, re.M))
+    assert _run_cell(cell.source) == _run_cell(full.source)       # the teacher's source: the committed seed's questions
+    mine = _run_cell(release.replace("SEED = None", "SEED = 20230117", 1))
+    assert TOOL.SEED_ASK not in mine and "(d) Q =" in mine and mine != _run_cell(full.source)
+
+
+def test_the_release_starts_with_the_lab_instructions_and_the_environment_check(built):
+    """The first notebook of the lab: after its title, how the graded lab works (SEED in 2.12, how to hand in) and
+    2.0's environment check, which runs and says whether everything is there."""
+    course, _ = built
+    first = TOOL.lab_notebooks()[0][0]
+    cells = nbformat.read(course / "source" / TOOL.ASSIGNMENT / first.name, as_version=4).cells
+    committed = nbformat.read(first, as_version=4).cells
+    assert cells[0].source == committed[0].source and cells[4].source == committed[1].source
+    intro, env_md, env_code = cells[1:4]
+    assert "SEED = None" in intro.source and "学号" in intro.source and "Submit" in intro.source
+    assert f"{len(TOOL.LAB)} 个笔记本" in intro.source
+    index = nbformat.read(next(TOOL.NOTEBOOKS.glob("02-00-*.ipynb")), as_version=4).cells
+    k = next(k for k, c in enumerate(index) if c.source.startswith(TOOL.ENV_HEADING))
+    assert (env_md.source, env_code.source) == (index[k].source, index[k + 1].source)
+    assert not env_code.outputs and not _nbg(env_code)
+    assert re.search(r"^(一切就绪|问题：)", _run_cell(env_code.source), re.M)
+    others = [p for p, _, _ in TOOL.lab_notebooks()[1:]]
+    assert not any(c.source == env_code.source for p in others
+                   for c in nbformat.read(course / "source" / TOOL.ASSIGNMENT / p.name, as_version=4).cells)
+
+
+def test_the_feedback_font_is_the_decks_and_covers_every_check_message(built):
+    """The course carries the decks' Chinese font for its feedback pages; it has every Chinese character of the
+    helpers' messages (what the feedback says) and of the lab's notebooks."""
+    from fontTools.ttLib import TTFont
+
+    course, _ = built
+    parameters = json.loads((course / "course.json").read_text(encoding="utf-8"))
+    font_path = course / parameters["feedback_font"]
+    assert font_path.read_bytes() == TOOL.FEEDBACK_FONT.read_bytes()
+    cmap = TTFont(font_path).getBestCmap()
+    text = "".join(p.read_text(encoding="utf-8") for p in sorted((ROOT / "helpers").rglob("*.py")))
+    text += "".join(p.read_text(encoding="utf-8") for p in (course / "source" / TOOL.ASSIGNMENT).glob("*.ipynb"))
+    missing = sorted({ch for ch in text if _chinese(ch) and ord(ch) not in cmap})
+    assert not missing, f"the feedback font lacks {''.join(missing)}: run python -m publish font"
+
+
+def _chinese(ch: str) -> bool:
+    """A character a PC without a CJK font draws as a box: CJK ideographs, CJK and full-width punctuation."""
+    o = ord(ch)
+    return 0x2E80 <= o <= 0x9FFF or 0xF900 <= o <= 0xFAFF or 0xFE30 <= o <= 0xFE4F or 0xFF00 <= o <= 0xFFEF
 
 
 def test_a_graded_exercise_without_a_solution_is_refused():
@@ -299,10 +379,15 @@ def test_the_release_is_the_student_edition_with_graded_cells_split(teacher):
     for path, _, _ in TOOL.lab_notebooks():
         student = STUDENT.student_notebook(nbformat.read(path, as_version=4))
         released = nbformat.read(release / path.name, as_version=4).cells
+        # The lab's instructions and 2.0's environment check, added to the first notebook (tested above).
+        released = [c for c in released if c.metadata.get("self_attention_ch02", {}).get("course") != "lab-intro"]
         merged, k = [], 0
         while k < len(released):
             cell = released[k]
-            if _nbg(cell).get("solution") and k + 1 < len(released) and _nbg(released[k + 1]).get("grade"):
+            if _nbg(cell).get("grade_id", "").endswith("-SEED"):
+                merged.append(("seed", cell.source, None))
+                k += 1
+            elif _nbg(cell).get("solution") and k + 1 < len(released) and _nbg(released[k + 1]).get("grade"):
                 merged.append(("split", cell.source, released[k + 1].source))
                 k += 2
             else:
@@ -312,6 +397,10 @@ def test_the_release_is_the_student_edition_with_graded_cells_split(teacher):
         for (kind, a, b), cell in zip(merged, student.cells):
             if kind == "kept":
                 assert a == cell.source, f"{path.name}: a released cell differs from the student edition:\n{a[:300]}"
+            elif kind == "seed":
+                # The student edition's SEED cell with SEED = None (what generate_assignment made of the course's).
+                assert re.search(r"^SEED = \d+", cell.source, re.M) and not re.search(r"^SEED = \d+", a, re.M)
+                assert a == _released(TOOL.seed_cell(cell, "x").source), a
             else:
                 lines = cell.source.split("\n")
                 assert a.rstrip() == "\n".join(ln for ln in lines if not CHECK_LINE.match(ln)).rstrip()
@@ -323,7 +412,7 @@ def test_the_release_is_the_student_edition_with_graded_cells_split(teacher):
 # Two student numbers, as the notebook asks (SEED = your student number); neither is the committed 2026.
 SEED_A, SEED_B = 20230117, 20230242
 SELF_TEST = ("my_attention", "my_shapes", "my_stds", "my_row")
-SEED_LINE = re.compile(r"^SEED = \d+(?=\s)", re.M)
+SEED_LINE = re.compile(r"^SEED = (?:None|\d+)(?=\s)", re.M)
 PROBLEM_LINE = re.compile(r"\(d\) Q = (\[.*?\])\s+K = (\[.*?\])\s+V = (\[.*?\])\s+要算的行（从 1 数起）：\s*(\d+)")
 
 
@@ -371,14 +460,19 @@ def seeded(teacher):
                 "self-test-b": (SEED_B, _self_test_answers(graded, SEED_B)),
                 "self-test-copied": (SEED_B, _self_test_answers(graded, SEED_B, copied_row=by_hand[SEED_A], wrong_axis=True)),
                 # B's own numbers typed in: right only if the grading uses B's seed (2026's numbers would fail it)
-                "self-test-own": (SEED_B, _self_test_answers(graded, SEED_B, copied_row=by_hand[SEED_B]))}
+                "self-test-own": (SEED_B, _self_test_answers(graded, SEED_B, copied_row=by_hand[SEED_B])),
+                # right code (and A's right row), SEED left as released: no shared default, 0 for the four parts
+                "self-test-unset": (None, _self_test_answers(graded, SEED_A, copied_row=by_hand[SEED_A]))}
     for student, (seed, answers) in students.items():
         folder = course / "submitted" / student / TOOL.ASSIGNMENT
         shutil.copytree(release, folder)
         nb = nbformat.read(folder / nb12, as_version=4)
         seed_cells = [c for c in nb.cells if c.cell_type == "code" and SEED_LINE.search(c.source)]
-        assert len(seed_cells) == 1 and not _nbg(seed_cells[0]), "2.12 must have one unlocked cell that sets SEED"
-        seed_cells[0].source = SEED_LINE.sub(f"SEED = {seed}", seed_cells[0].source)
+        assert len(seed_cells) == 1 and not _nbg(seed_cells[0]).get("locked") and not _nbg(seed_cells[0]).get("grade"), \
+            "2.12 must have one unlocked, ungraded cell that sets SEED"
+        assert re.search(r"^SEED = None\b", seed_cells[0].source, re.M), "the release must leave SEED unset"
+        if seed is not None:
+            seed_cells[0].source = SEED_LINE.sub(f"SEED = {seed}", seed_cells[0].source)
         for cell in nb.cells:
             if _nbg(cell).get("grade_id") in answers:
                 _put_answer(cell, answers[_nbg(cell)["grade_id"]])
@@ -409,21 +503,31 @@ def test_the_self_test_is_graded_on_each_students_own_seed(seeded):
     assert {k: scores["self-test-own"][k] for k in full} == full
     assert {k: scores["self-test-copied"][k] for k in full} == {
         **full, parts["my_attention"].test_id: 0.0, parts["my_row"].test_id: 0.0}
+    assert {k: scores["self-test-unset"][k] for k in full} == dict.fromkeys(full, 0.0)
 
     # What each student was asked, as printed in their own graded notebook, and the feedback of each part.
     problems, shown = {}, {}
     for student, nb in seeded["autograded"].items():
+        errors = [c.get("id") for c in nb.cells if any(o.get("output_type") == "error" for o in c.get("outputs", []))]
+        assert not errors, f"{student}: a traceback in {errors}"
         out = "\n".join(_stdout(c) for c in nb.cells if c.cell_type == "code")
         m = PROBLEM_LINE.search(out)
-        assert m, f"{student}: the SEED cell's question (d) is not in the graded notebook"
-        problems[student] = [ast.literal_eval(x) for x in m.groups()[:3]] + [int(m.group(4))]
+        if student == "self-test-unset":
+            assert not m and TOOL.SEED_ASK in out, f"{student}: the SEED cell computed with a default:\n{out[:2000]}"
+        else:
+            assert m and TOOL.SEED_ASK not in out, f"{student}: the SEED cell's question (d) is not in the graded notebook"
+            problems[student] = [ast.literal_eval(x) for x in m.groups()[:3]] + [int(m.group(4))]
         for g in parts.values():
             test = next(c for c in nb.cells if _nbg(c).get("grade_id") == g.test_id)
             assert not any(o.get("output_type") == "error" for o in test.outputs), f"{student} {g.test_id}: a traceback"
             shown[student, g.names[0]] = _stdout(test)
-    seeds = {"self-test-a": SEED_A, "self-test-b": SEED_B, "self-test-copied": SEED_B, "self-test-own": SEED_B}
+    seeds = {"self-test-a": SEED_A, "self-test-b": SEED_B, "self-test-copied": SEED_B, "self-test-own": SEED_B,
+             "self-test-unset": None}
     for (student, name), text in shown.items():
         assert f"(seed={seeds[student]})" in text and "(seed=2026)" not in text, f"{student} {name}: {text!r}"
+        if student == "self-test-unset":
+            assert TOOL.SEED_ASK in text and "✅" not in text, f"{student} {name}: {text!r}"
+            continue
         right = not (student == "self-test-copied" and name in ("my_attention", "my_row"))
         assert (text.startswith("✅") and "❌" not in text) if right else text.startswith("❌"), f"{student} {name}: {text!r}"
     # The two seeds ask different things, and the copied numbers are seed A's right answer, not seed B's.
@@ -464,7 +568,10 @@ def test_the_feedback_is_the_self_checks_chinese_message(teacher):
             assert not any(o.get("output_type") == "error" for o in test.outputs), f"{g.test_id}: a traceback"
             shown = _stdout(test)
             how = "untouched" if student == "untouched" else plan[g.answer_id]
-            if how == "untouched":
+            if how == "untouched" and "SEED" in " ".join(g.checks):
+                # both hand in 2.12 with SEED as released (None): the check asks for it instead of grading on a default
+                assert TOOL.SEED_ASK in shown and "(seed=None)" in shown, f"{student} {g.test_id}: {shown!r}"
+            elif how == "untouched":
                 assert "尚未完成" in shown, f"{student} {g.test_id}: {shown!r}"
             elif how == "solved":
                 assert "✅" in shown and "❌" not in shown, f"{student} {g.test_id}: {shown!r}"
@@ -584,6 +691,39 @@ def test_the_feedback_pages_fetch_nothing_from_another_host_and_carry_their_math
         assert expected > 0 and parsed.math == expected, f"{where}: {parsed.math} MathML formulas, the notebook has {expected}"
         raw = [m.group(0) for m in _TEX_LEFT.finditer("".join(parsed.text))]
         assert not raw, f"{where} shows raw TeX: {raw[:5]}"
+
+
+_FONT_FACE = re.compile(r'@font-face\s*\{[^}]*font-family:\s*"([^"]+)"[^}]*src:\s*url\(data:font/otf;base64,([A-Za-z0-9+/=]+)\)')
+
+
+@pytest.mark.grading
+def test_the_feedback_pages_embed_a_chinese_font_with_every_character_they_show(teacher):
+    """A PC without a CJK font shows each page's Chinese (prose and the checks' messages): the page embeds a font,
+    as a data: URL, that the page's text and code use, and that has a glyph for every Chinese character of the page."""
+    from fontTools.ttLib import TTFont
+
+    course = teacher["course"]
+    pages = sorted((course / "feedback").glob(f"*/{TOOL.ASSIGNMENT}/*.html"))
+    assert pages
+    for page in pages:
+        where = page.relative_to(course)
+        text = page.read_text(encoding="utf-8")
+        faces = _FONT_FACE.findall(text)
+        assert len(faces) == 1, f"{where}: {len(faces)} embedded fonts"
+        family, data = faces[0]
+        css = "".join(re.findall(r"<style[^>]*>(.*?)</style>", text, flags=re.S))
+        for selector in ("body", "pre"):
+            rule = re.search(rf"(?:^|[}},\s]){selector}\b[^{{}}]*\{{[^}}]*font-family:[^;}}]*\"{re.escape(family)}\"", css)
+            assert rule, f"{where}: no {selector} rule uses {family!r}"
+        embedded = base64.b64decode(data)
+        font = TTFont(io.BytesIO(embedded))
+        cmap = font.getBestCmap()
+        shown = html.unescape(re.sub(r"<style[^>]*>.*?</style>|<script[^>]*>.*?</script>|<[^>]+>", "", text, flags=re.S))
+        chinese = {ch for ch in shown if _chinese(ch)}
+        assert len(chinese) > 100, f"{where}: only {len(chinese)} Chinese characters?"
+        missing = sorted(ch for ch in chinese if ord(ch) not in cmap)
+        assert not missing, f"{where}: the embedded font lacks {''.join(missing)}"
+        assert len(embedded) < TOOL.FEEDBACK_FONT.stat().st_size / 3, f"{where}: the whole font, not the page's subset"
 
 
 @pytest.mark.grading

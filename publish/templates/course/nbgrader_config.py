@@ -4,7 +4,9 @@ Its parameters (the course id, the hidden-test delimiters, the feedback template
 read from ``course.json`` beside this file, which publish/course.py writes with it.
 """
 
+import base64
 import html
+import io
 import json
 import logging
 import os
@@ -170,8 +172,58 @@ class MathMLRenderer(IPythonRenderer):
         return self._formula(f"\\begin{{{name}}}{body}\\end{{{name}}}", "block")
 
 
+# The pages' Chinese (the notebook's prose and the self-checks' messages, which are the feedback) must read on a
+# PC without a Chinese font: each page embeds, as a data: URL, the subset of the course's font (COURSE["feedback_font"],
+# the decks' subset of Noto Sans CJK SC, SIL Open Font License 1.1) to the characters outside ASCII that it shows.
+# The family follows each stack's own fonts, so Latin text keeps its look: a character those fonts lack (every
+# Chinese one, on such a PC) is drawn by the next family of the stack that has it, this one.
+FEEDBACK_FONT_FAMILY = "CH02 Noto Sans SC"
+_FONT_CSS = """<style type="text/css">
+@font-face {{ font-family: "{family}"; src: url(data:font/otf;base64,{data}) format("opentype"); }}
+body {{ font-family: "Helvetica Neue", Helvetica, Arial, "{family}", sans-serif; }}
+pre, code, kbd, samp, div.output_area pre, div.output_text pre, .highlight pre {{
+  font-family: Menlo, Monaco, Consolas, "Courier New", monospace, "{family}"; }}
+</style>
+"""
+
+
+def _page_font_css(page):
+    """The <style> that embeds the course font, subset to the characters of ``page`` outside ASCII ('' if none)."""
+    from fontTools import subset
+    from fontTools.ttLib import TTFont
+
+    wanted = {ord(ch) for ch in html.unescape(page) if ord(ch) > 0x7E}
+    if not wanted:
+        return ""
+    font = TTFont(os.path.join(_HERE, COURSE["feedback_font"]))
+    options = subset.Options()
+    # No OpenType features and no hinting: horizontal Chinese needs neither (vertical forms, proportional widths),
+    # and they are half the size of a page's subset.
+    options.layout_features = []
+    options.hinting = False
+    options.name_IDs = ["*"]                 # the licence and the names stay with the font
+    options.notdef_outline = True
+    options.ignore_missing_unicodes = True   # an emoji or a symbol the face lacks: the browser's own font draws it
+    subsetter = subset.Subsetter(options)
+    subsetter.populate(unicodes=sorted(wanted))
+    subsetter.subset(font)
+    buf = io.BytesIO()
+    font.save(buf)
+    data = base64.b64encode(buf.getvalue()).decode("ascii")
+    return _FONT_CSS.format(family=FEEDBACK_FONT_FAMILY, data=data)
+
+
 class OfflineFeedbackExporter(HTMLExporter):
-    """nbgrader's feedback exporter (HTMLExporter), its markdown rendered by MathMLRenderer."""
+    """nbgrader's feedback exporter (HTMLExporter), its markdown rendered by MathMLRenderer, the page's Chinese
+    drawn with the embedded course font (_page_font_css)."""
+
+    def from_notebook_node(self, nb, resources=None, **kw):
+        output, resources = super().from_notebook_node(nb, resources, **kw)
+        css = _page_font_css(output)
+        if css:
+            head_end = output.find("</head>")
+            output = output[:head_end] + css + output[head_end:] if head_end >= 0 else css + output
+        return output, resources
 
     @pass_context
     def markdown2html(self, context, source):
