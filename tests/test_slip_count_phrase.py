@@ -1,7 +1,7 @@
 """The book's errata are said the same way everywhere (issue 20), built by one helper, ``helpers.book.slip_count``,
 from ``helpers.book.errata_summary()``: 2.8 and 2.12 print the Chinese phrase "N 处（共 M 个印错的数）" (committed
-outputs, issue 30), the README and the teaching guides quote the English "N slips (M printed values)" (built here from
-the same counts)."""
+outputs, issue 30), the README and the guides of 2.8 and the course quote the English "N slips (M printed values)" (built here from
+the same counts); the 2.12 guide quotes the Chinese line the notebooks print."""
 
 import json
 from pathlib import Path
@@ -44,10 +44,17 @@ def test_notebooks_print_the_phrase(notebook):
     assert "笔误：" not in text.replace("真正的笔误（印成", "")   # 笔误 is said once, not "笔误：N 处笔误"
 
 
-@pytest.mark.parametrize("doc", ["README.md", "docs/teaching/02-08.md", "docs/teaching/02-12.md", "docs/teaching/README.md"])
+@pytest.mark.parametrize("doc", ["README.md", "docs/teaching/02-08.md", "docs/teaching/README.md"])
 def test_docs_quote_the_phrase(doc):
     n, m = counts()
     assert f"{n} slips ({m} printed values)" in (ROOT / doc).read_text(encoding="utf-8")
+
+
+def test_the_2_12_guide_quotes_the_line_both_notebooks_print():
+    n, m = counts()
+    line = f"真正的笔误有 {n} 处（共 {m} 个印错的数）"
+    assert f"「{line}」" in (ROOT / "docs/teaching/02-12.md").read_text(encoding="utf-8")
+    assert all(line in outputs(nb) for nb in ("02-08-worked-example.ipynb", "02-12-summary.ipynb"))
 
 
 def test_headline_says_it_too():

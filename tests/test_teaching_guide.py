@@ -122,3 +122,27 @@ def test_index_links_every_section_and_plans_add_up():
     for title, body in plans[:3]:
         minutes = [int(m) for m in re.findall(r"^\|[^|\n]*\|[^|\n]*\|\s*(\d+)\s*\|", body, re.M)]
         assert sum(minutes) == 90, f"plan {title!r}: its minutes add up to {sum(minutes)}, not 90"
+
+
+#: A printed line named in backticks: "打印的 `…`", "打印成 `…`", "`…` 一行", "把 `…` 与书并排打印".
+PRINTED_LINE = re.compile(r"打印(?:的|成|出)\s*`([^`\n]+)`|`([^`\n]+)`\s*一行|把\s*`([^`\n]+)`[^`，。；\n]*打印")
+
+
+def _flat(text: str) -> str:
+    return re.sub(r"\s+|\$", "", text)
+
+
+def test_a_printed_line_named_in_backticks_is_still_printed():
+    # After the printed lines were translated (genuine slips -> 真正的笔误有…, exp(book's S') -> 对书上的 S' 取指数),
+    # a guide or a notebook's prose that names a printed line in backticks pointed at words no cell prints any more.
+    said, prose = "", [(p.name, p.read_text(encoding="utf-8")) for p in sorted(GUIDE.glob("*.md"))]
+    for path in NOTEBOOKS:
+        for cell in _cells(path):
+            if cell["cell_type"] == "code":
+                said += _src(cell) + "".join("".join(o.get("text", "")) for o in cell.get("outputs", []))
+            else:
+                prose.append((path.name, _src(cell)))
+    said = _flat(said)
+    stale = [f"{name}: `{span}`" for name, text in prose for m in PRINTED_LINE.finditer(text)
+             for span in [next(g for g in m.groups() if g)] if _flat(span) not in said]
+    assert not stale, "\n".join(stale)
