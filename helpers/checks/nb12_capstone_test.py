@@ -45,6 +45,8 @@ class _AttnFn:
         X = np.asarray(X, dtype=float)
         if X.ndim != 2:
             raise ValueError(f"attn_fn expects X of shape (T, d); got shape {X.shape}")
+        if _SEEN is not None and len(_SEEN) < 200:
+            _SEEN.append(X.copy())
         return _apply(_KIND[self], X)
 
     def __repr__(self):
@@ -52,6 +54,8 @@ class _AttnFn:
 
 
 _KIND: "weakref.WeakKeyDictionary[_AttnFn, str]" = weakref.WeakKeyDictionary()
+#: While :func:`_verdict` runs with ``seen``: the inputs the learner's test gave the implementations (to name its mistake).
+_SEEN: list | None = None
 
 
 def _exact_causal(X: np.ndarray) -> np.ndarray:
@@ -119,13 +123,17 @@ _BROKEN = {
 }
 
 
-def _verdict(my_test, attn_fn) -> tuple[str, str]:
+def _verdict(my_test, attn_fn, seen: list | None = None) -> tuple[str, str]:
     """(outcome, note) of ``my_test(attn_fn)``; never raises but NotImplementedError (and BaseException).
+
+    With ``seen`` (a list), every input X the test passes to an implementation is appended to it.
 
     outcome: "accept" (True), "reject" (False, AssertionError or any other exception; note = its text),
     "none" (returned None: an assert-style test that let it through) or "bad" (returned something that
     is not a verdict; note = what it was).
     """
+    global _SEEN
+    _SEEN = seen
     try:
         with np.errstate(all="ignore"):
             out = my_test(attn_fn)
@@ -135,6 +143,8 @@ def _verdict(my_test, attn_fn) -> tuple[str, str]:
         raise
     except Exception as exc:  # noqa: BLE001 - the learner's test may fail in any way
         return "reject", exception_text(exc)
+    finally:
+        _SEEN = None
     if out is None:
         return "none", ""
     if isinstance(out, (bool, np.bool_)):
@@ -151,6 +161,20 @@ def _public_text(note: str) -> str:
 
     note = re.sub(r"_AttnFn\.__call__\(\) takes (\d+) positional arguments? but (\d+) (?:was|were) given", call, note)
     return re.sub(r"_AttnFn\.__call__\(\)", "attn_fn()", note)
+
+
+def _reordered_pairs(inputs: list) -> list[tuple[np.ndarray, np.ndarray]]:
+    """The pairs of inputs that hold the same rows (tokens) in another order."""
+    rows = [(X.shape, sorted(map(tuple, X.tolist()))) for X in inputs]
+    return [(inputs[a], inputs[b]) for a in range(len(inputs)) for b in range(a + 1, len(inputs))
+            if rows[a] == rows[b] and not np.array_equal(inputs[a], inputs[b])]
+
+
+def _bias_hidden(inputs: list) -> bool:
+    """The test shuffled the tokens (it tests the shuffle property), but on its inputs the position-biased
+    implementation's last row stays within np.allclose (scores so large that softmax is one-hot): the input hid it."""
+    return any(np.allclose(_apply("position bias", A)[-1], _apply("position bias", B)[-1])
+               for A, B in _reordered_pairs(inputs))
 
 
 def _no_verdict(name: str, n: int, what: str, elementwise: bool) -> CheckResult:
@@ -186,7 +210,8 @@ def check_attention_test(my_test) -> CheckResult:
         print(msg)
         return CheckResult(name, False, n, 0, msg)
     try:
-        first, note = _verdict(my_test, _make_impl("correct"))
+        first_inputs: list = []
+        first, note = _verdict(my_test, _make_impl("correct"), first_inputs)
         if first == "bad":
             return _no_verdict(name, n, note, elementwise=note.startswith("dtype"))
         if first == "reject" and note:   # the test itself crashed: that error is what to fix, not a property
@@ -207,9 +232,15 @@ def check_attention_test(my_test) -> CheckResult:
                         "它要求的某条性质，正确的因果自注意力本来就没有（例如对整个序列的排列等变：因果掩码按位置挡住未来，"
                         "打乱顺序后每个词能看见的词变了）。逐条检查你的测试断言的性质。")
             else:
-                hint = ("\n   提示：浮点数结果一般用 np.allclose 比较。只有在输入形状不变（序列长度 T 相同，只改后面的词）时，"
-                        "前面各行才能要求逐位相等；把序列截短后再比，长度不同，矩阵乘法和求和的计算路径可能不同，"
-                        "最后几位会有舍入差异。")
+                truncated = len({X.shape for X in first_inputs}) > 1
+                hint = "\n   提示：浮点数结果一般用 np.allclose 比较。"
+                if _reordered_pairs(first_inputs):
+                    hint += ("你的测试打乱了词的顺序，再逐位比较（np.array_equal、==）：打乱之后，正确实现的输出只在舍入意义下"
+                             "不变——加权求和里的加法换了顺序，浮点结果的最后几位可能不同。")
+                if truncated or not _reordered_pairs(first_inputs):
+                    hint += ("只有在输入形状不变（序列长度 T 相同，只改后面的词）时，前面各行才能要求逐位相等"
+                             + ("；把序列截短后再比，长度不同，矩阵乘法和求和的计算路径可能不同，最后几位会有舍入差异。"
+                                if truncated else "。"))
             msg = f"{FAIL} {name}：你的测试拒绝了一个正确的因果自注意力。" + hint
             print(msg)
             return CheckResult(name, False, n, 0, msg)
@@ -217,7 +248,8 @@ def check_attention_test(my_test) -> CheckResult:
         # accepts by call count ("the first one is the correct one") is caught; verdicts do not depend on it.
         kinds = list(_BROKEN) + ["correct"]
         random.SystemRandom().shuffle(kinds)
-        outcomes = {kind: _verdict(my_test, _make_impl(kind)) for kind in kinds}
+        seen = {kind: [] for kind in kinds}
+        outcomes = {kind: _verdict(my_test, _make_impl(kind), seen[kind]) for kind in kinds}
         bad = [note for outcome, note in outcomes.values() if outcome == "bad"]
         if bad:
             return _no_verdict(name, n, bad[0], elementwise=bad[0].startswith("dtype"))
@@ -243,7 +275,8 @@ def check_attention_test(my_test) -> CheckResult:
                + "\n   提示：每个被放过的实现，违反了正确的因果自注意力的哪一条性质？你的测试检验了那条性质吗？"
                + ("\n   检验了的话，再看看输入：分数很大时（比如按顺序排列的整数），softmax 几乎只给一个词权重，偷偷用了位置的实现"
                   "和正确的实现输出几乎一样，np.allclose 分不出来；换成随机的、大小适中的输入。"
-                  if accepted["position bias"] and len(missed) < len(_BROKEN) else ""))   # it does test something
+                  if accepted["position bias"] and len(missed) < len(_BROKEN) and _bias_hidden(seen["position bias"])
+                  else ""))   # it does test something, on inputs that hide the bias
         print(msg)
         return CheckResult(name, False, n, n - len(missed), msg)
     msg = f"{PASS} {name}：你的测试接受了正确的实现，并抓住了全部 {len(_BROKEN)} 个有毛病的实现。"
