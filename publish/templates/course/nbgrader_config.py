@@ -4,6 +4,7 @@ Its parameters (the course id, the hidden-test delimiters, the feedback template
 read from ``course.json`` beside this file, which publish/course.py writes with it.
 """
 
+import atexit
 import base64
 import html
 import io
@@ -11,6 +12,7 @@ import json
 import logging
 import os
 import re
+import shutil
 import sys
 import tempfile
 import warnings
@@ -55,9 +57,11 @@ c.Execute.timeout = 300
 if os.name == "posix":
     # Talk to each grading kernel over local socket files, not over TCP: no port is opened on a
     # shared lab machine, and ipykernel (>= 7.4) has no reason to warn about unencrypted traffic.
-    # The socket path must be absolute (the kernel runs in the notebook's folder) and short.
-    _sockets = os.path.join(tempfile.gettempdir(), f"nbgrader-ipc-{os.getuid()}")
-    os.makedirs(_sockets, mode=0o700, exist_ok=True)
+    # The socket path must be absolute (the kernel runs in the notebook's folder) and short, and one folder per
+    # nbgrader process: two runs at once (a CI run beside a teacher's) would otherwise pick the same kernel-N
+    # socket and each kernel reject the other's messages ("Invalid Signature"). Removed when nbgrader exits.
+    _sockets = tempfile.mkdtemp(prefix="nbgrader-ipc-")          # mode 0700
+    atexit.register(shutil.rmtree, _sockets, ignore_errors=True)
     c.KernelManager.transport = "ipc"
     c.KernelManager.ip = os.path.join(_sockets, "kernel")
 
