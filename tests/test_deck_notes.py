@@ -157,3 +157,20 @@ def test_what_a_note_quotes_is_in_the_notebooks():
              for q in re.findall(r"「([^」]{2,80})」", "\n".join(notes_of(s, NB))) if _flat(q) not in said]
     assert not stale, "\n".join(stale)
     assert "「先定规则，再数」" in "\n".join(notes_of(next(s for s in DECKS["2"].slides if s.name == "02-08/title"), NB))
+
+
+def test_the_discussion_answers_are_numbered_as_the_slide_numbers_their_questions():
+    # The teacher's review of lecture 2: the closing slide shows its questions as 1. and 2., the presenter's view
+    # quoted the guide's items as 3. and 3. (their numbers on the guide pages).
+    from publish.deck.build import _notes_html, slide_markdown
+
+    asked = [(key, n, s) for key, d in DECKS.items() for n, s in enumerate(d.slides, start=2) if s.ask]
+    assert asked
+    for key, n, slide in asked:
+        shown = re.findall(r"^(\d+)\. (.+)$", slide_markdown(slide, NB), flags=re.M)
+        notes = notes_of(slide, NB)[-len(slide.ask):]
+        for (number, question), note in zip(shown, notes):
+            assert note.startswith(f"{number}. "), f"deck {key} slide {n}: 「{question[:20]}」 is {number}. on the slide"
+            assert question in note
+        html = _notes_html(notes)
+        assert re.search(r"<ol>\s*<li>", html) and "<ol start" not in html, f"deck {key} slide {n}: {html[:80]}"

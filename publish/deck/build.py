@@ -217,8 +217,9 @@ def notes_of(slide: Slide, root: Path) -> list[str]:
     if slide.kind == "vote":
         question = vote_parts(find_cell(*slide_cells(slide, root).code, root).source)[0]
     notes = slide_notes(slide, guide_dir(root), question)
-    if slide.ask:  # the questions are on the slide; their answers are the teacher's
-        notes += [resolve(guide_dir(root), ref) for ref in slide.ask]
+    if slide.ask:  # the questions are on the slide (1., 2., ...); their answers are the teacher's, numbered the same
+        notes += [re.sub(r"^(?:\d+\.|-) ", f"{i}. ", resolve(guide_dir(root), ref), count=1)
+                  for i, ref in enumerate(slide.ask, 1)]
     return notes
 
 
