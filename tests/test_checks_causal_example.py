@@ -172,3 +172,30 @@ def test_a_forgotten_return_or_a_bare_array_is_not_called_an_exception(capsys):
     assert "返回了 None" in out and "抛出了异常" not in out, out
     out = fails(capsys, check_causal_worked_example(lambda: correct_where()[0]))
     assert "要返回一对 (weights, output)" in out and "抛出了异常" not in out, out
+
+
+def wrong_scaled_by_sqrt_d_model():   # sqrt of X's width (d_model = 4) instead of sqrt(d_k) = sqrt(2)
+    S = np.where(ALLOWED, Q @ K.T / 2.0, -np.inf)
+    A = _softmax_rows(S)
+    return A, A @ V
+
+
+def wrong_rounded_to_2():
+    A, _ = correct_where()
+    A = np.round(A, 2)
+    return A, A @ V
+
+
+# Review: these got the mask hint ending "别忘了除以 √d_k" though their mask is right: each is named now.
+test_named_accepts, test_named_rejects = check_table(
+    check_causal_worked_example, {"correct": correct_where},
+    {"weights rounded to 3 decimals": (wrong_rounded_like_the_book, ["3 位小数", "1e-4"]),
+     "weights rounded to 2 decimals": (wrong_rounded_to_2, ["2 位小数", "1e-4"]),
+     "scaled by sqrt(d_model)": (wrong_scaled_by_sqrt_d_model, ["√d_model", "√d_k = √2"])})
+
+
+def test_a_named_mistake_is_not_given_the_mask_hint(capsys):
+    for fn in (wrong_rounded_like_the_book, wrong_scaled_by_sqrt_d_model):
+        assert not check_causal_worked_example(fn)
+        out = capsys.readouterr().out
+        assert "被挡住的键" not in out, out

@@ -187,3 +187,22 @@ def test_the_forbidden_set_is_derived_from_the_package():
     assert {"softmax", "scaled_dot_product_attention", "self_attention", "multi_head_self_attention",
             "blockwise_attention", "soft_lookup", "dot_product_scores", "project_qkv", "encoder_forward"} <= names
     assert not {"causal_mask", "token_labels", "is_distribution", "check_int"} & names   # harmless helpers stay allowed
+
+
+def test_a_scale_by_the_wrong_width_is_named():
+    # Review: √d_v was told "不要写死成 2" (nothing was hard-coded), √T got only the generic hint.
+    by_d_v = lambda Q, K, V: attention(Q / np.sqrt(np.sqrt(V.shape[1] / Q.shape[1])), K / np.sqrt(np.sqrt(V.shape[1] / Q.shape[1])), V)
+    by_T = lambda Q, K, V: attention(Q / np.sqrt(np.sqrt(Q.shape[0] / Q.shape[1])), K / np.sqrt(np.sqrt(Q.shape[0] / Q.shape[1])), V)
+    for seed in (2026, 0, 7):
+        r = quiet(check_self_test_formula, by_d_v, seed)
+        assert not r and "√d_v" in r.message and "写死" not in r.message, r.message
+        r = quiet(check_self_test_formula, by_T, seed)
+        assert not r and "√T" in r.message, r.message
+
+
+def test_row_indexed_from_1_is_told_the_index():
+    # Review: SEED 2026 asks for row 4; Q[4] raised IndexError and got a generic hint.
+    ex = self_test(2026).example
+    assert ex.row == 4
+    r = quiet(check_self_test_row, lambda: ex.Q[ex.row] @ ex.K.T, 2026)
+    assert not r and "IndexError" in r.message and "下标是 3" in r.message, r.message

@@ -82,17 +82,19 @@ def check_score_for_weight(fn) -> CheckResult:
     return run_diagnosed("check_score_for_weight", fn, cases, wrong=_SW_WRONG, atol=1e-6, rtol=0.0, dtype_aware=False)
 
 
-def _causal(mask=None, fill=-np.inf, where="before", scale=True):
+def _causal(mask=None, fill=-np.inf, where="before", scale=True, decimals=None):
     """The book's example with a causal mask, done right or with a classic slip (a simulated learner's answer)."""
     ex = H.book.exact_values()
     Q, K, V = ex["Q"], ex["K"], ex["V"]
-    S = Q @ K.T / (np.sqrt(Q.shape[1]) if scale else 1.0)
+    S = Q @ K.T / (np.sqrt(Q.shape[1]) if scale is True else 1.0 if scale is False else scale)
     allowed = np.tril(np.ones((4, 4), dtype=bool)) if mask is None else mask
     if where == "before":
         S = np.where(allowed, S, fill)
     A = lenient_softmax(S)
     if where == "after":
         A = A * allowed
+    if decimals is not None:
+        A = np.round(A, decimals)
     return A, A @ V
 
 
@@ -115,6 +117,12 @@ _CW_WRONG = [
     Wrong("掩码的方向反了：第 i 行能看的是第 1…i 个键（自己和前面的 token），你挡住的是前面的键、留下的是后面的。",
           _part_of(lambda: _causal(mask=np.triu(np.ones((4, 4), dtype=bool))))),
     Wrong("分数没有除以 √d_k = √2：书的公式里分数先缩放，再做 softmax。", _part_of(lambda: _causal(scale=False))),
+    Wrong("分数除以的是 √d_model = √4 = 2：缩放看的是 q、k 的长度 d_k = 2（Q 的列数），应除以 √d_k = √2。",
+          _part_of(lambda: _causal(scale=2.0))),
+    Wrong("权重舍入到了 3 位小数：检查要求与精确值相差不超过 1e-4，请返回不舍入的权重（只在打印时舍入），"
+          "输出也用不舍入的权重来算。", _part_of(lambda: _causal(decimals=3))),
+    Wrong("权重舍入到了 2 位小数：检查要求与精确值相差不超过 1e-4，请返回不舍入的权重（只在打印时舍入），"
+          "输出也用不舍入的权重来算。", _part_of(lambda: _causal(decimals=2))),
 ]
 
 

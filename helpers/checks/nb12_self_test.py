@@ -125,6 +125,10 @@ def _attention(Q, K, V, *, scale=True, axis=-1, transpose=True, stable=True, wei
         S = S / math.sqrt(Q.shape[-1])
     elif scale == "d_k":
         S = S / Q.shape[-1]
+    elif scale == "d_v":
+        S = S / math.sqrt(V.shape[-1])
+    elif scale == "T":
+        S = S / math.sqrt(Q.shape[0])
     if stable:
         A = lenient_softmax(S, axis=axis)
     else:
@@ -136,6 +140,10 @@ def _attention(Q, K, V, *, scale=True, axis=-1, transpose=True, stable=True, wei
 _FORMULA_WRONG = (
     Wrong("忘了除以 √d_k：公式是 softmax(QKᵀ/√d_k)V，分数先缩放再做 softmax。", lambda Q, K, V: _attention(Q, K, V, scale=False)),
     Wrong("除以了 d_k：应该除以 √d_k（点积的标准差是 √d_k，2.5 节）。", lambda Q, K, V: _attention(Q, K, V, scale="d_k")),
+    Wrong("除以了 √d_v（V 的宽度）：缩放的是分数 QKᵀ，它的尺度由 q、k 的长度 d_k 决定（Q 的最后一维），应除以 √d_k。",
+          lambda Q, K, V: _attention(Q, K, V, scale="d_v")),
+    Wrong("除以了 √T（词的个数）：缩放抵消的是 d_k 个乘积相加带来的方差，应除以 √d_k（Q 的最后一维），与序列长度无关。",
+          lambda Q, K, V: _attention(Q, K, V, scale="T")),
     Wrong("沿列做了 softmax：注意力按行归一化（axis=-1），每个查询的权重加起来是 1。",
           lambda Q, K, V: _attention(Q, K, V, axis=0)),
     Wrong("K 没有转置：分数是 QKᵀ（q_i 与每个 k_j 的点积），Q @ K 的形状只在 T = d_k 时才碰巧对得上。",
@@ -348,6 +356,9 @@ def check_self_test_row(fn, seed: int = DEFAULT_SEED) -> CheckResult:
     case = Case(f"输出的第 {ex.row} 行，形状 (2,)", (), right,
                 f"先算第 {ex.row} 行的分数、除以 √2、softmax（全精度），再给 V 的四行加权求和。")
     wrong = [Wrong(h, (lambda v: lambda: v)(v)) for h, v, _ in wrongs]
+    if ex.row == len(ex.Q):     # the last row, indexed as if from 1: Q[4] of a 4-row Q is out of range
+        wrong.append(Wrong(f"第 {ex.row} 行在代码里的下标是 {ex.row - 1}（Python 从 0 数起，{len(ex.Q)} 行的下标是 0..{len(ex.Q) - 1}），"
+                           f"下标 {ex.row} 越界了。", lambda: ex.Q[ex.row]))
     buf = io.StringIO()
     with contextlib.redirect_stdout(buf):
         result = run_diagnosed(name, fn, [case], wrong=wrong, forbid=attention_helpers(),
