@@ -80,3 +80,26 @@ def test_every_file_the_page_loads_ships_in_the_template():
     assert 'fontURL: stat.replace(' in template and "mathjax-tex-chtml-full.js" in template
     # The licences of what is bundled ship with it.
     assert (STATIC / "mathjax-LICENSE.txt").is_file() and (STATIC / "deck-widgets.js.LEGAL.txt").is_file()
+
+
+def test_the_presenters_view_heads_a_slide_with_its_formula_and_no_anchor():
+    # The teacher's review: every heading in the presenter's window ended in "¶" (the heading's anchor link), and a
+    # formula heading lost its root: "S′=S/dk" for $S' = S/\sqrt{d_k}$ (the typeset formula's text). The page takes
+    # the heading the build wrote, formulas as the notes write them, into a template the slide carries.
+    from publish.deck import DECKS, build_notebook
+    from publish.deck.build import heading_html
+
+    assert heading_html("## 2. 分数矩阵 $S = QK^\\top$\n\ntext") == "2. 分数矩阵 S = QK<sup>T</sup>"
+    assert heading_html("**第 3 步：缩放。** $S' = S/\\sqrt{d_k}$，形状不变").startswith(
+        "<strong>第 3 步：缩放。</strong> S′ = S/√d<sub>k</sub>，")
+    cut = heading_html("## $d_{" + "m" * 60 + "}$")  # cut inside a subscript: the tag is closed before the "…"
+    assert cut == "d<sub>" + "m" * 38 + "</sub>…"
+    template = (TEMPLATE / "index.html.j2").read_text(encoding="utf-8")
+    assert "<template class=\"deck-heading\">{{ d.get('heading', '') }}</template>" in template
+    for key in DECKS:
+        headings = [c.metadata.deck["heading"] for c in build_notebook(DECKS[key]).cells if c.cell_type == "markdown"]
+        shown = [re.sub(r"<[^>]+>", "", h) for h in headings]
+        assert not [h for h in headings if re.search(r"¶|\$|\\[A-Za-z]|<ol|<li|<h\d", h)], key
+        assert all(s.strip() for s in shown), key
+        if key == "2":
+            assert any("S′ = S/√d<sub>k</sub>" in h for h in headings)

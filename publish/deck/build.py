@@ -16,6 +16,7 @@ server knows the deck has run).
 from __future__ import annotations
 
 import ast
+import html as html_lib
 import math
 import re
 from functools import lru_cache
@@ -232,6 +233,33 @@ def _notes_html(notes: list[str]) -> str:
     return markdown_html(md) if md else ""
 
 
+def heading_html(source: str, width: int = 40) -> str:
+    """A slide's heading for the presenter's window and the overview (no MathJax there): the first line of its
+    Markdown without its ``#`` marks, its formulas as :func:`publish.deck.notes.tex_html` writes them
+    (``$S' = S/\\sqrt{d_k}$`` -> ``S′ = S/√d<sub>k</sub>``), no anchor link; cut to ``width`` characters."""
+    line = next((ln.strip() for ln in source.split("\n") if ln.strip()), "")
+    line = re.sub(r"^#{1,6}\s+", "", line)
+    line = re.sub(r"^(\d+)\. ", r"\1\\. ", line)  # "## 2. 分数矩阵": a numbered heading, not a list
+    line = re.sub(r"\$\$(.+?)\$\$|\$([^$]+)\$",
+                  lambda m: tex_html((m.group(1) if m.group(1) is not None else m.group(2)).replace("'", "′")), line)
+    html = re.sub(r"^<p>|</p>$", "", markdown_html(line).strip())
+    out, shown, open_tags = [], 0, []
+    for tag, char in re.findall(r"(<[^>]+>)|(&#?\w+;|[^<])", html):
+        if tag:
+            closing = re.match(r"</(\w+)", tag)
+            if closing and open_tags:
+                open_tags.pop()
+            elif not closing:
+                open_tags.append(re.match(r"<(\w+)", tag).group(1))
+            out.append(tag)
+        elif shown == width - 1 and len(html_lib.unescape(re.sub(r"<[^>]+>", "", html))) > width:
+            return "".join(out) + "".join(f"</{t}>" for t in reversed(open_tags)) + "…"
+        else:
+            out.append(char)
+            shown += 1
+    return html
+
+
 def vote_parts(source: str) -> tuple[str, list[str] | None]:
     """(question, choices or None) of the ``predict_choice`` / ``predict_number`` call in a vote cell's source
     (choices given as a name are read from the cell's own assignment)."""
@@ -327,7 +355,8 @@ def build_notebook(deck: Deck, root: Path | None = None):
     first = nbformat.v4.new_markdown_cell("# " + deck.title + "\n\n" + "\n".join(
         f"- {r.label}（{r.minutes} 分钟）" for r in deck.rows))
     first.metadata.deck = {"slide": 1, "kind": "title", "row": "", "skip": False, "minutes": 0, "start": 0,
-                           "html": markdown_html(first.source), "notes": ""}
+                           "html": markdown_html(first.source), "notes": "",
+                           "heading": heading_html(first.source)}
     cells.append(first)
     setup = nbformat.v4.new_code_cell("import helpers as H\nH.use_style()")
     setup.metadata.deck = {"slide": 1, "role": "setup"}
@@ -340,7 +369,8 @@ def build_notebook(deck: Deck, root: Path | None = None):
             md = nbformat.v4.new_markdown_cell(slide_markdown(s, root))
             meta = {"slide": n, "kind": s.kind, "name": s.name, "row": row.label, "skip": s.skip,
                     "minutes": round(slide_minutes(s, root), 2), "start": round(starts[n], 2),
-                    "html": markdown_html(md.source), "notes": _notes_html(notes_of(s, root))}
+                    "html": markdown_html(md.source), "notes": _notes_html(notes_of(s, root)),
+                    "heading": heading_html(md.source)}
             shown = slide_cells(s, root)
             if s.kind == "activity" and s.minutes >= TIMER_MIN:  # a work block: a countdown on the slide (key T)
                 meta["timer"] = s.minutes
