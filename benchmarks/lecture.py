@@ -2,6 +2,7 @@
 
     python -m benchmarks.lecture            # 3 rounds (about 2 min)
     python -m benchmarks.lecture --rounds 1
+    python -m benchmarks.lecture --deck 2   # lecture 2 (its first slider: 2.10's; its live slides: 2.13's explorer too)
 
 Side by side, taking turns in one run (each round: the bare kernel, then the deck as served, then
 the deck with ``--no-preheat``):
@@ -9,7 +10,8 @@ the deck with ``--no-preheat``):
 * **bare kernel** (the baseline): start a fresh ``python3`` kernel of this environment and run
   :data:`benchmarks.classroom.FLOOR_SOURCE` (import numpy, matplotlib's pyplot inline, ipywidgets,
   ``helpers``): what any live widget has to wait for at least.
-* **the deck as the teacher starts it**: ``python -m publish deck 1 --no-browser`` is started (a
+* **the deck as the teacher starts it**: ``python -m publish deck 1 --no-browser`` (``--deck 2``: lecture 2, figure
+  ``lecture_2``) is started (a
   real process); when it prints the URL (it does so once its spare kernel has run the deck), headless
   Chromium (1280x720, a fresh profile: nothing cached) navigates to it. Timed from navigation:
   the first slide visible; the **first live widget** usable (lecture 1: the vote on 2.1, its choices
@@ -167,7 +169,7 @@ def _spread(xs) -> str:
     return "[" + ", ".join(f"{x:.2f}" for x in xs) + "]"
 
 
-def main(rounds: int = 3, with_presentation_view: bool = True) -> dict | None:
+def main(rounds: int = 3, with_presentation_view: bool = True, deck: str = "1") -> dict | None:
     try:
         from playwright.sync_api import sync_playwright
     except ImportError:
@@ -186,8 +188,8 @@ def main(rounds: int = 3, with_presentation_view: bool = True) -> dict | None:
             bare_kernel_s()  # warm the disk cache for both sides alike
             for _ in range(rounds):
                 bare.append(bare_kernel_s())
-                warm.append(deck_times(browser, preheat=True))
-                cold.append(deck_times(browser, preheat=False))
+                warm.append(deck_times(browser, deck, preheat=True))
+                cold.append(deck_times(browser, deck, preheat=False))
         finally:
             browser.close()
     view = None
@@ -208,21 +210,21 @@ def main(rounds: int = 3, with_presentation_view: bool = True) -> dict | None:
     verdict = "met" if fw <= 1.5 * floor else "NOT met"
     print(f"rounds: {rounds} (medians, [every round]; each round: bare kernel, deck, deck --no-preheat)")
     print(f"bare kernel (start + numpy, matplotlib, ipywidgets, helpers): {floor:.2f} s  {_spread(bare)}")
-    print("python -m publish deck 1 (preheated), from navigating to the printed URL:")
+    print(f"python -m publish deck {deck} (preheated), from navigating to the printed URL:")
     print(f"  first slide visible:        {med(warm, 'first_slide_s'):.2f} s  {col(warm, 'first_slide_s')}")
     print(f"  first live widget usable:   {fw:.2f} s = {fw / floor:.2f}x bare kernel (target <= 1.5x: {verdict}); "
           f"per round {_spread(ratios)}x  {col(warm, 'first_widget_s')}")
-    print(f"  2.5 explorer slider live:   {med(warm, 'explorer_s'):.2f} s = {med(warm, 'explorer_s') / floor:.2f}x  "
+    print(f"  first slider moved (figure):{med(warm, 'explorer_s'):.2f} s = {med(warm, 'explorer_s') / floor:.2f}x  "
           f"{col(warm, 'explorer_s')}")
     print("  from starting the command: "
           f"Voila listening {med(warm, 'listening_s'):.2f} s {col(warm, 'listening_s')}, "
           f"URL printed {med(warm, 'url_s'):.2f} s {col(warm, 'url_s')}, first live widget "
           f"{med(warm, 'command_to_widget_s'):.2f} s = {med(warm, 'command_to_widget_s') / floor:.2f}x  "
           f"{col(warm, 'command_to_widget_s')}")
-    print("python -m publish deck 1 --no-preheat (progressive rendering, no spare kernel), from navigation:")
+    print(f"python -m publish deck {deck} --no-preheat (progressive rendering, no spare kernel), from navigation:")
     cw = med(cold, "first_widget_s")
     print(f"  first slide {med(cold, 'first_slide_s'):.2f} s, first live widget {cw:.2f} s = {cw / floor:.2f}x "
-          f"{col(cold, 'first_widget_s')}, explorer {med(cold, 'explorer_s'):.2f} s; from starting the command: "
+          f"{col(cold, 'first_widget_s')}, first slider {med(cold, 'explorer_s'):.2f} s; from starting the command: "
           f"first live widget {med(cold, 'command_to_widget_s'):.2f} s {col(cold, 'command_to_widget_s')}")
     spare = [r for d in warm for r in d["rss_spare_mib"]]
     live = [sum(d["rss_live_mib"]) for d in warm]
@@ -242,7 +244,10 @@ if __name__ == "__main__":
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--no-presentation-view", action="store_true")
+    parser.add_argument("--deck", default="1", help="which deck: 1, 2 or lab (default 1)")
     a = parser.parse_args()
     from benchmarks.results import measured
 
-    measured("lecture", main, a.rounds, not a.no_presentation_view)
+    # lecture 1's figure is "lecture"; lecture 2's "lecture_2" (its 2.13 explorer slide); another deck only prints
+    key = {"1": "lecture", "2": "lecture_2"}.get(a.deck)
+    measured(key or "lecture", main, a.rounds, not a.no_presentation_view, a.deck, write=key is not None)

@@ -33,6 +33,7 @@ FIGURES = {
     "browser_edition": "Browser edition: 2.5 to its first live slider",
     "browser_model": "Browser edition: 2.13's model cold and warm, and its explorer live",
     "lecture": "Lecture deck: first live widget vs a bare kernel",
+    "lecture_2": "Lecture 2's deck with 2.13's explorer: first live widget and kernel memory, before and after",
     "lecture_breakdown": "Lecture deck page: where its time goes",
     "ci": "CI: bash .ci/run on a fresh clone, this commit vs a baseline",
     "model_explorer": "2.13 attention explorer: re-encode + redraw and a move vs a bare kernel",
