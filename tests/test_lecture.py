@@ -675,3 +675,12 @@ def test_the_lab_setup_slide_quotes_the_environment_checks_last_line():
 def test_the_equivariance_slide_says_what_p_is():
     md = slide_markdown(_slide("02-09/equivariance"), NB)
     assert "置换矩阵" in md and md.index("置换矩阵") < md.index("PXW_Q")
+
+
+@pytest.mark.parametrize("key", DECKS)
+def test_a_vote_question_shows_no_tex_source(key):
+    # The teacher's review of lecture 2: vote 5 read "softmax(QK^T/√d_k) V" on the projector. A vote's question is
+    # plain text in its widget (no MathJax there): a transpose is written Kᵀ, as 2.6's warm-up writes it.
+    raw = [(n, q) for n, s in enumerate(DECKS[key].slides, start=2) if s.kind == "vote"
+           for q in [_vote(s)[1]] if re.search(r"\^|\\[A-Za-z]|\$|_\{", q)]
+    assert not raw, raw
