@@ -76,6 +76,8 @@ def test_the_lab_plan_is_graded(built):
         section = f"{int(prefix[:2])}.{int(prefix[3:])}"
         assert section in plan.split("## ", 1)[0], f"the lab plan does not name {section}"
     assert {g.points for g in graded if g.notebook == "02-12"} == {3}
+    capstone = [g for g in graded if g.notebook == "02-12"]     # the README's points line says what is graded
+    assert f"2.12 的 {len(capstone)} 题各 {capstone[0].points} 分" in plan, "the README's points line for 2.12"
 
 
 def test_graded_exercises_are_the_tagged_ones(built):
