@@ -97,7 +97,7 @@ FEEDBACK_FONT = SHARE / "jupyter" / "voila" / "templates" / "ch02-deck" / "stati
 # solution. In the release it reads ``SEED = None`` with the comment below; the rest of the cell runs only
 # once SEED is set, and says so before.
 SEED_LINE = re.compile(r"^SEED\s*=\s*\d+\b.*$", re.M)
-SEED_UNSET = "SEED = None   # 改成你的学号（一个整数），例如 SEED = 20230117"
+SEED_UNSET = "SEED = None   # 改成你的学号（一个整数），再运行这一格"
 SEED_ASK = "先把 SEED 改成你的学号（一个整数），再运行"
 # Where the release's first notebook gets the environment check (2.0's section with this heading).
 ENV_HEADING = "## 环境检查"
