@@ -121,3 +121,31 @@ def test_the_number_box_example_has_the_answers_kind_and_is_never_the_answer():
         example = float(number_example(k.answer).removeprefix("例如 "))
         assert example != k.answer
         assert example.is_integer() == float(k.answer).is_integer()
+
+
+def test_an_empty_number_box_shows_no_number(monkeypatch):
+    # The teacher's review of the decks: an empty number box said 例如 3 (or 0.5), read by a class as a hint (a vote
+    # whose answer was 4 showed 3). Every number box, prediction and warm-up, says only what to type, in the deck font.
+    import IPython.display
+    import ipywidgets as widgets
+    from fontTools.ttLib import TTFont
+
+    import helpers as H
+    from helpers.ui.prediction_keys import KEYS, WARMUP_KEYS, NumberKey
+    from helpers.ui.warmup import recall_number
+    from publish.deck.serve import SHARE
+
+    shown = []
+    monkeypatch.setattr(IPython.display, "display", lambda *a, **k: shown.extend(a))
+    numbers = [q for q, k in KEYS.items() if isinstance(k, NumberKey)]
+    warmups = [q for q, r in WARMUP_KEYS.items() if isinstance(r.key, NumberKey)]
+    assert numbers and warmups
+    for qid in numbers:
+        H.predict_number(qid, "问题？")
+    for qid in warmups:
+        recall_number(qid, "问题？")
+    boxes = [c for box in shown for c in box.children if isinstance(c, widgets.Text)]
+    assert len(boxes) == len(numbers) + len(warmups)
+    assert {b.placeholder for b in boxes} == {"填一个数"}
+    cmap = TTFont(str(SHARE / "voila" / "templates" / "ch02-deck" / "static" / "NotoSansSC-ch02.otf")).getBestCmap()
+    assert all(ord(ch) in cmap for ch in "填一个数")

@@ -218,6 +218,11 @@ def is_exact(answer: float, *, rel_tol: float, abs_tol: float) -> bool:
     return float(answer).is_integer() and max(rel_tol * abs(answer), abs_tol) < 1
 
 
+#: What an empty number box says: neutral, no number in it (on a slide an example number read as a hint: the
+#: placeholder 例如 3 of a vote whose answer was 4).
+NUMBER_PLACEHOLDER = "填一个数"
+
+
 def number_example(answer: float) -> str:
     """An example entry for the number box, of the answer's kind (a whole number for a whole-number answer),
     never the answer itself."""
@@ -310,7 +315,7 @@ def predict_number(qid: str, question: str) -> None:
     check_text("question", question, nonempty=True)
     tol = {"rel_tol": key.rel_tol, "abs_tol": key.abs_tol}
     grade_number(key.answer, key.answer, **tol)  # validates the key
-    box = widgets.Text(value="", placeholder=number_example(key.answer), description="你的预测：",
+    box = widgets.Text(value="", placeholder=NUMBER_PLACEHOLDER, description="你的预测：",
                        style={"description_width": "initial"})
 
     def grade() -> Feedback:

@@ -21,7 +21,7 @@ import math
 from collections.abc import Sequence
 
 from .._validate import check_int, check_real, check_text
-from .predict import Feedback, grade_choice, grade_number, number_example
+from .predict import NUMBER_PLACEHOLDER, Feedback, grade_choice, grade_number, number_example
 from .prediction_keys import WARMUP_KEYS, WARMUP_QID, ChoiceKey, NumberKey, Recall
 
 __all__ = ["grade_recall", "show_recall", "recall_choice", "recall_number"]
@@ -137,7 +137,7 @@ def recall_number(qid: str, question: str) -> None:
 
     key = _recall(qid, NumberKey).key
     check_text("question", question, nonempty=True)
-    box = widgets.Text(value="", placeholder=number_example(key.answer), description="你的答案：",
+    box = widgets.Text(value="", placeholder=NUMBER_PLACEHOLDER, description="你的答案：",
                        style={"description_width": "initial"})
 
     def answer() -> Feedback:
