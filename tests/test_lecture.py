@@ -684,3 +684,34 @@ def test_a_vote_question_shows_no_tex_source(key):
     raw = [(n, q) for n, s in enumerate(DECKS[key].slides, start=2) if s.kind == "vote"
            for q in [_vote(s)[1]] if re.search(r"\^|\\[A-Za-z]|\$|_\{", q)]
     assert not raw, raw
+
+
+def test_the_causal_slider_figure_reads_on_a_slide():
+    # The teacher's review of lecture 2 (slide 40): the 8x8 heatmap was squashed to about 3:1 and its "0.00"
+    # annotations were ~13 px. The deck's slider is built as the deck builds it (its kwargs from the cell's
+    # metadata["slides"]) and shown at its pixel size: every text >= 18 px, the heatmap no flatter than 2:1, the
+    # image within the slide's 1168 x ~520 px under its heading, slider and caption.
+    import ast
+
+    import ipywidgets as widgets
+
+    nb = build_notebook(DECKS["2"], NB)
+    n = next(c.metadata.deck["slide"] for c in nb.cells if c.metadata.deck.get("name") == "02-10/slider")
+    cells = [c.source for c in nb.cells if c.cell_type == "code" and c.metadata.deck.get("slide") == n]
+    ns: dict = {}
+    for src in cells[:-1]:
+        exec(compile(src, "<deck setup>", "exec"), ns)
+    tree = ast.parse(cells[-1])
+    exec(compile(ast.Module(tree.body[:-1], []), "<deck live>", "exec"), ns)
+    box = eval(compile(ast.Expression(tree.body[-1].value), "<deck live>", "eval"), ns)
+    fig = box.plot.fig
+    texts = [t for t in fig.findobj(lambda o: hasattr(o, "get_fontsize") and hasattr(o, "get_text"))
+             if t.get_text() and t.get_visible()]
+    small = sorted({(t.get_text(), round(t.get_fontsize() * fig.dpi / 72, 1)) for t in texts
+                    if t.get_fontsize() * fig.dpi / 72 < 18})
+    assert not small, f"2.10's slider on slide {n}: figure text under 18 px {small}"
+    width, height = fig.get_size_inches() * fig.dpi
+    assert width <= 1168 and height <= 520, (width, height)
+    heatmap = box.plot.ax_map.get_window_extent()
+    assert heatmap.height / heatmap.width >= 0.5, (heatmap.width, heatmap.height)
+    assert isinstance(box.children[1], widgets.Image)

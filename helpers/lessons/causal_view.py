@@ -113,16 +113,21 @@ class CausalViewPlot:
         Initial position (1-based).
     note : str, optional
         A line above both panels saying where the weights come from (e.g. that random W_Q, W_K give them no meaning).
+    annotate : bool, optional
+        Write each weight in its cell of the heatmap (default: when T <= 8).
     """
 
-    def __init__(self, weights, labels=None, *, fig, t: int = 1, note: str | None = None):
+    def __init__(self, weights, labels=None, *, fig, t: int = 1, note: str | None = None,
+                 annotate: bool | None = None):
         self.weights = _attention_weights(weights)
         T = self.weights.shape[0]
+        if annotate is not None and not isinstance(annotate, bool):
+            raise TypeError(f"annotate should be True, False or None (when T <= 8); got {annotate!r}")
         self.labels = token_labels(T) if labels is None else check_labels("labels", labels, T, "one entry per token")
         self.fig = fig
         self.ax_map, self.ax_bar = fig.subplots(1, 2, gridspec_kw={"width_ratios": [1.1, 1.0]})
         attention_heatmap(self.weights, self.labels, self.labels, ax=self.ax_map, colorbar=False,
-                          annotate=T <= 8, title="注意力权重 A")
+                          annotate=T <= 8 if annotate is None else annotate, title="注意力权重 A")
         self.row_box = Rectangle((-0.5, -0.5), T, 1, fill=False, edgecolor="red", linewidth=2.5, clip_on=False)
         self.ax_map.add_patch(self.row_box)
         self.future = Rectangle((0, 0), 0, 1, transform=self.ax_bar.get_xaxis_transform(),
@@ -172,7 +177,8 @@ def _png(fig) -> bytes:
     return buf.getvalue()
 
 
-def causal_widget(weights, labels=None, *, t: int = 1, note: str | None = None, figsize=(9.0, 3.4), dpi: int = 80):
+def causal_widget(weights, labels=None, *, t: int = 1, note: str | None = None, figsize=(9.0, 3.4), dpi: int = 80,
+                  annotate: bool | None = None):
     """A slider for the current position t that highlights what token t may see.
 
     One Agg figure is created once; moving the slider updates its artists in
@@ -189,6 +195,11 @@ def causal_widget(weights, labels=None, *, t: int = 1, note: str | None = None, 
         Initial position (1-based).
     note : str, optional
         A line above the figure saying where the weights come from (see :class:`CausalViewPlot`).
+    figsize, dpi :
+        The figure's size in inches and its pixels per inch: the image is shown at its pixel size (the lecture deck
+        asks for a larger one, metadata["slides"] of 2.10's slider cell).
+    annotate : bool, optional
+        Write each weight in its heatmap cell (default: when T <= 8; see :class:`CausalViewPlot`).
 
     Returns
     -------
@@ -202,7 +213,7 @@ def causal_widget(weights, labels=None, *, t: int = 1, note: str | None = None, 
 
     fig = Figure(figsize=figsize, dpi=dpi)
     FigureCanvasAgg(fig)
-    plot = CausalViewPlot(weights, labels, fig=fig, t=t, note=note)
+    plot = CausalViewPlot(weights, labels, fig=fig, t=t, note=note, annotate=annotate)
     T = plot.weights.shape[0]
     slider = widgets.IntSlider(value=plot.view.t, min=1, max=T, step=1, description="t",
                                continuous_update=True)
