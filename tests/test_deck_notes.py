@@ -174,3 +174,18 @@ def test_the_discussion_answers_are_numbered_as_the_slide_numbers_their_question
             assert question in note
         html = _notes_html(notes)
         assert re.search(r"<ol>\s*<li>", html) and "<ol start" not in html, f"deck {key} slide {n}: {html[:80]}"
+
+
+def test_the_causal_mask_guide_answers_each_exercise_of_its_notebook():
+    # The teacher's review of the lab deck: 2.10's bug hunt (its 找 bug slide) had no answer in the guide to show.
+    # One item per exercise of 2.10, in order, each naming its exercise; the bug hunt's answer names the wrong and
+    # the right argument, as the notebook's exhibit and solution write them.
+    import nbformat
+
+    cells = nbformat.read(str(notebook_path("02-10", NB)), as_version=4).cells
+    asked = [int(n) for c in cells if c.cell_type == "markdown" for n in re.findall(r"^\*\*练习 (\d+)", c.source, re.M)]
+    answers = items(resolve(GUIDE, "02-10#练习参考答案"))
+    assert asked and [int(re.search(r"练习 (\d+)", a).group(1)) for a in answers] == asked
+    code = "\n".join(c.source for c in cells if c.cell_type == "code")
+    assert "np.triu(np.full((T, T), -1e9), k=0)" in code and "np.triu(np.full((T, T), -1e9), k=1)" in code
+    assert "`k=0`" in answers[1] and "`k=1`" in answers[1]
