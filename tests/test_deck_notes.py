@@ -99,6 +99,8 @@ def test_a_reference_the_guide_lacks_is_named(tmp_path):
     (r"\frac{\delta_{ij}}{Z^2}", "δ<sub>ij</sub>/Z<sup>2</sup>"),
     (r"\mathbb{R}^{T\times d_{\text{model}}}", "ℝ<sup>T×d<sub>model</sub></sup>"),
     (r"|i-j| < 2", "&#124;i-j&#124; &lt; 2"),      # Markdown and HTML characters as entities
+    (r"\tau(\text{output}-\bar v)", "τ(output-v\u0304)"),  # a mean (2.2's exercise 3): a macron, no "\\barv"
+    (r"\overline{x_i}", '<span style="text-decoration:overline">x<sub>i</sub></span>'),
 ])
 def test_a_notes_formula_reads_in_a_window_without_mathjax(tex, html):
     assert tex_html(tex) == html

@@ -205,6 +205,10 @@ def tex_html(tex: str) -> str:
         if cmd in ("frac", "tfrac", "dfrac"):
             num, den = atom(), atom()
             return f"{wrap(num, num)}/{wrap(den, den)}"
+        if cmd in ("bar", "overline"):  # a mean: one letter takes a combining macron (s̄), more are overlined
+            arg = atom()
+            plain = re.sub(r"<[^>]+>", "", arg)
+            return arg + "\u0304" if len(plain) == 1 and arg == plain else f'<span style="text-decoration:overline">{arg}</span>'
         if cmd == "xrightarrow":
             return f" —{atom()}→ "
         if cmd in ("underbrace", "overbrace"):
