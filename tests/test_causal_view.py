@@ -116,6 +116,15 @@ def test_plot_rejects_wrong_number_of_labels():
         CausalViewPlot(causal_weights(3), ["a", "b"], fig=fig)
 
 
+def test_the_heatmap_annotations_can_be_turned_off_and_the_argument_is_checked():
+    # The lecture deck's slider (2.10 on a slide) draws no numbers in the heatmap: annotate=False.
+    assert CausalViewPlot(causal_weights(4), list("abcd"), fig=Figure()).ax_map.texts        # default: T <= 8
+    assert not CausalViewPlot(causal_weights(4), list("abcd"), fig=Figure(), annotate=False).ax_map.texts
+    assert not causal_widget(causal_weights(4), list("abcd"), annotate=False).plot.ax_map.texts
+    with pytest.raises(TypeError, match="annotate"):
+        CausalViewPlot(causal_weights(4), list("abcd"), fig=Figure(), annotate="no")
+
+
 def test_widget_slider_redraws_the_same_figure():
     T = 4
     A = causal_weights(T)
