@@ -200,24 +200,25 @@ LAB = Deck("lab", "实验课：练习与综合练习（学生版）", (
                          "2.12 的章末自测先把 SEED 改成你的学号再运行；做完保存，点 Submit。", 10),
     )),
     Row("练习一轮", "2.2、2.5 的迁移练习与预测题；自检（self-check）告诉学生对错", 20, "Lab", (
-        activity("练习一轮", "2.2 与 2.5：先做预测题，再做迁移练习；每道练习下面的自检会说对不对、错在哪。", 20),
+        activity("练习一轮", "2.2 与 2.5：先做预测题，再做迁移练习；每道练习下面的自检会说对不对、错在哪。", 20,
+                 notes=("02-02#练习参考答案/3", "02-05#练习参考答案/1", "02-05#练习参考答案/2")),  # the transfer exercises
     )),
     Row("找 bug", "2.6 与 2.10 的 bug hunt：找到并修好，自检确认", 15, "Lab", (
-        # notes: the two bugs of 2.6's exercise 3 and what 2.10's bug is (the guide's answer and misconception)
+        # notes: the two bugs of 2.6's exercise 3 and 2.10's bug hunt (the guides' answers)
         activity("找 bug", "2.6 的练习 3 与 2.10 的练习 2：先运行、看症状，再找出写错的那一行。", 15,
-                 notes=("02-06#练习参考答案/3", "02-10#常见误解/2")),
+                 notes=("02-06#练习参考答案/3", "02-10#练习参考答案/2")),
     )),
     Row("综合练习 A", "2.12：只用 numpy 写批量、因果、多头的自注意力", 31, "Lab", (
-        text("02-12/capstone-a"),
+        text("02-12/capstone-a", notes=("02-12#核心路径与时间/1",)),  # the prefix mask, the mistakes the check names
         # notes: the guide's misconceptions the check names (scaling by the total width, the reshape, the prefix)
         activity("综合练习 A", "在 2.12 里完成 my_causal_mha，直到自检通过。", 28,
                  notes=tuple(f"02-12#常见误解/{i}" for i in (1, 2, 3))),
     )),
-    Row("综合练习 B", "2.12：写一个测试（因果性或置换等变），自检用几种坏实现检验它", 10, "Lab", (
-        text("02-12/capstone-b"),  # the task, not the lead-in to the weak test
-        # notes: the two properties a test needs (shape only, causality only) and why a test rejects the right one
+    Row("综合练习 B", "2.12：写一个测试（因果性，加上打乱前面的词时最后一行不变），自检用几种坏实现检验它", 10, "Lab", (
+        text("02-12/capstone-b", notes=("02-12#常见误解/4", "02-12#常见误解/5")),  # the task; the two properties a test needs
+        # notes: why a test can reject the right implementation
         activity("综合练习 B", "写 my_test：放过正确的实现，抓住每个有毛病的实现。", 8,
-                 notes=("02-12#常见误解/4", "02-12#常见误解/5", "02-12#讨论题/3")),
+                 notes=("02-12#讨论题/3",)),
     )),
     Row("收尾", "请两位同学讲自己的测试为什么能抓住坏实现", 4, "—", (
         activity("收尾", "两位同学讲：你的测试检验了哪条性质，为什么它能抓住坏实现？", 4, notes=("02-12#讨论题/1",)),
