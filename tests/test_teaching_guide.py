@@ -124,15 +124,16 @@ def test_index_links_every_section_and_plans_add_up():
         assert sum(minutes) == 90, f"plan {title!r}: its minutes add up to {sum(minutes)}, not 90"
 
 
-#: A printed line named in backticks: "打印的 `…`", "打印成 `…`", "`…` 一行", "把 `…` 与书并排打印".
-PRINTED_LINE = re.compile(r"打印(?:的|成|出)\s*`([^`\n]+)`|`([^`\n]+)`\s*一行|把\s*`([^`\n]+)`[^`，。；\n]*打印")
+#: A printed line named in backticks or in 「」: "打印的 `…`", "打印成「…」", "`…` 一行", "把 `…` 与书并排打印".
+_Q = r"(?:`([^`\n]+)`|「([^」\n]+)」)"
+PRINTED_LINE = re.compile(rf"打印(?:的|成|出)\s*{_Q}|{_Q}\s*一行|把\s*{_Q}[^`「，。；\n]*打印")
 
 
 def _flat(text: str) -> str:
     return re.sub(r"\s+|\$", "", text)
 
 
-def test_a_printed_line_named_in_backticks_is_still_printed():
+def test_a_printed_line_named_in_backticks_or_quotes_is_still_printed():
     # After the printed lines were translated (genuine slips -> 真正的笔误有…, exp(book's S') -> 对书上的 S' 取指数),
     # a guide or a notebook's prose that names a printed line in backticks pointed at words no cell prints any more.
     said, prose = "", [(p.name, p.read_text(encoding="utf-8")) for p in sorted(GUIDE.glob("*.md"))]
@@ -143,6 +144,7 @@ def test_a_printed_line_named_in_backticks_is_still_printed():
             else:
                 prose.append((path.name, _src(cell)))
     said = _flat(said)
+    # a quote that ends in … names the start of the line
     stale = [f"{name}: `{span}`" for name, text in prose for m in PRINTED_LINE.finditer(text)
-             for span in [next(g for g in m.groups() if g)] if _flat(span) not in said]
+             for span in [next(g for g in m.groups() if g)] if _flat(span.rstrip("…")) not in said]
     assert not stale, "\n".join(stale)
