@@ -43,7 +43,8 @@ def _raises(*a):
     (lambda *a: None, "None"),
     (lambda *a: np.zeros((5, 8)), "(5, 8)"),
     (lambda *a: "not an array", "形状"),
-], ids=["stub", "raises", "None", "wrong shape", "a string"])
+    (lambda *a: [[1.0, 2.0], [3.0]], "没有形状"),
+], ids=["stub", "raises", "None", "wrong shape", "a string", "a ragged list"])
 def test_a_learner_that_is_not_done_or_wrong_gets_a_line_not_a_traceback(learner, says):
     buf = io.StringIO()
     with contextlib.redirect_stdout(buf):
