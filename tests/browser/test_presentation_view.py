@@ -148,12 +148,10 @@ def test_some_notebooks_have_widgets():
     assert {"02-05-scaling-by-sqrt-dk.ipynb", "02-10-causal-mask.ipynb"} <= set(WITH_WIDGETS)
 
 
-@pytest.mark.parametrize("name", WITH_WIDGETS)
-def test_presentation_view(voila_server, vpage, widget_budget_s, name):
-    requests: list[str] = []
-    vpage.on("request", lambda r: requests.append(r.url))
+def _open(vpage, url: str) -> float:
+    """Open the view (a fresh kernel) and wait until its widgets are restored; the seconds to the first widget."""
     start = time.monotonic()
-    vpage.goto(voila_server.render_url(name), wait_until="domcontentloaded")
+    vpage.goto(url, wait_until="domcontentloaded")
     # Voila renders cells progressively; the page is done when the spinner is gone and
     # every cell has been processed.
     vpage.wait_for_selector("#rendered_cells", state="visible", timeout=240_000)
@@ -164,6 +162,29 @@ def test_presentation_view(voila_server, vpage, widget_budget_s, name):
     # models; on a loaded machine that can end seconds after the network is idle.
     vpage.wait_for_function("() => !document.body.innerText.includes('Loading widget')", timeout=120_000)
     vpage.wait_for_timeout(1000)
+    return first_widget_s
+
+
+ERRORS = ("Traceback", "Error displaying widget")
+
+
+@pytest.mark.parametrize("name", WITH_WIDGETS)
+def test_presentation_view(voila_server, vpage, widget_budget_s, name):
+    requests: list[str] = []
+    vpage.on("request", lambda r: requests.append(r.url))
+    first_widget_s = _open(vpage, voila_server.render_url(name))
+    text = vpage.evaluate("() => document.body.innerText")
+    if any(e in text for e in ERRORS):
+        # Voila's widget manager asks the kernel for its widgets over a control channel and gives up after 4 s
+        # (a constant in @voila-dashboards/widgets-manager8); on a loaded machine (a CI run) a view then reads
+        # "Error displaying widget: model not found" (seen in CI for 2.2/2.3's warm-ups, never on a second load).
+        # A reload is what a lecturer does (docs/editions/presentation-view.md): an error that a fresh kernel
+        # shows again is the notebook's and fails below; the first one is kept in the artifacts.
+        at = min(text.find(e) for e in ERRORS if e in text)
+        ARTIFACTS.mkdir(parents=True, exist_ok=True)
+        with open(ARTIFACTS / "presentation-reloads.txt", "a", encoding="utf-8") as fh:
+            fh.write(f"{name}: reloaded once after\n{text[max(0, at - 300): at + 1500]}\n\n")
+        first_widget_s = _open(vpage, voila_server.render_url(name))
 
     # Cells get the indices the slider helpers of lab_driver expect.
     vpage.evaluate("() => document.querySelectorAll('.jp-Cell').forEach((c, i) => c.dataset.nbtestIndex = String(i))")
