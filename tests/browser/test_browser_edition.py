@@ -412,7 +412,8 @@ def _drive_the_explorer(page, nb, budget_s: float) -> dict:
 
 
 @pytest.mark.parametrize("name", SERIES)
-def test_notebook_runs_as_committed(runs, name):
+def test_notebook_runs_as_committed(runs, name, request):
+    request.node.user_properties.append(("executed", ("browser edition (Pyodide)", name)))  # by `runs`, once
     if runs[name] is not None:
         raise runs[name]
 

@@ -75,7 +75,8 @@ def _run_and_check(page, lab_server, name: str) -> lab.NotebookRun:
 
 
 @pytest.mark.parametrize("name", SERIES + [lab.PROBE_NAME])
-def test_notebook_runs_and_widgets_respond(page, lab_server, artifacts_dir, widget_budget_s, name):
+def test_notebook_runs_and_widgets_respond(page, lab_server, artifacts_dir, widget_budget_s, name, request):
+    request.node.user_properties.append(("executed", ("JupyterLab (Chromium)", name)))
     run = _run_and_check(page, lab_server, name)
     stem = Path(name).stem
     record = SUMMARY.setdefault(name, {})

@@ -169,9 +169,11 @@ ERRORS = ("Traceback", "Error displaying widget")
 
 
 @pytest.mark.parametrize("name", WITH_WIDGETS)
-def test_presentation_view(voila_server, vpage, widget_budget_s, name):
+def test_presentation_view(voila_server, vpage, widget_budget_s, name, request):
     requests: list[str] = []
     vpage.on("request", lambda r: requests.append(r.url))
+    executed = ("executed", ("Voila presentation view", name))   # Voila runs the notebook as it renders it
+    request.node.user_properties.append(executed)
     first_widget_s = _open(vpage, voila_server.render_url(name))
     text = vpage.evaluate("() => document.body.innerText")
     if any(e in text for e in ERRORS):
@@ -184,6 +186,7 @@ def test_presentation_view(voila_server, vpage, widget_budget_s, name):
         ARTIFACTS.mkdir(parents=True, exist_ok=True)
         with open(ARTIFACTS / "presentation-reloads.txt", "a", encoding="utf-8") as fh:
             fh.write(f"{name}: reloaded once after\n{text[max(0, at - 300): at + 1500]}\n\n")
+        request.node.user_properties.append(executed)
         first_widget_s = _open(vpage, voila_server.render_url(name))
 
     # Cells get the indices the slider helpers of lab_driver expect.
