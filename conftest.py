@@ -5,7 +5,7 @@ Lanes (markers): ``notebooks`` (each notebook executed once, notebooks/conftest.
 test is marked ``fast`` here (unit, property, bad-input and house tests: ``python -m pytest -m fast``).
 Under pytest-xdist (``-n auto``, in pyproject.toml's addopts; ``-n 0`` runs serially) the lanes run side by
 side, and ``pytest_xdist_make_scheduler`` decides what shares a worker (:func:`lane_unit`): a notebook's cells and
-checks (one kernel, in order), the nbgrader course's file, and three fixed groups of browser files, each on one
+checks (one kernel, in order), the nbgrader course's file, and three fixed groups of browser and editions files, each on one
 worker at a time, so a session fixture (a site built in minutes) is built once. The CPU-bound browser edition
 starts first, beside the fast and notebook lanes, not beside the timing-sensitive Voila pages (docs/testing.md).
 
@@ -106,6 +106,14 @@ def pytest_xdist_make_scheduler(config, log):
                 self.workqueue.update(units)
                 self._in_collection_order = True
             super()._assign_work_unit(node)
+
+        def remove_node(self, node):
+            # A crashed worker's finished units would go back to the queue as empty batches, which no report
+            # follows, so the run would wait for ever: only its unfinished units are handed out again.
+            workload = self.assigned_work.get(node, {})
+            for unit in [u for u, tests in workload.items() if all(tests.values())]:
+                del workload[unit]
+            return super().remove_node(node)
 
     return LaneScheduling(config, log)
 
