@@ -184,6 +184,13 @@ def open_notebook(page, server, name: str, timeout_s: float = 120) -> int:
     page.wait_for_function("() => window.jupyterapp !== undefined", timeout=ms)
     page.evaluate("ms => window.__nbtest.within(Promise.all([window.jupyterapp.started, "
                   "window.jupyterapp.restored]), ms, 'JupyterLab start')", ms)
+    return settle(page, name, timeout_s)
+
+
+def settle(page, name: str, timeout_s: float = 120) -> int:
+    """After ``name`` was opened in a running JupyterLab (see :func:`open_notebook`): wait for its kernel, show
+    its panel, fold the file browser away; return how many cells it opened hidden, then expand them all."""
+    ms = int(timeout_s * 1000)
     deadline = time.monotonic() + timeout_s
     while True:
         state = page.evaluate("p => [window.__nbtest.status(p), window.__nbtest.dialogs()]", name)

@@ -25,6 +25,7 @@ from collections import defaultdict
 from pathlib import Path
 
 import nbformat
+from lab_driver import settle as lab_settle
 from nbval.plugin import coalesce_streams, get_sanitize_patterns, transform_streams_for_comparison
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -116,6 +117,57 @@ def run_to_end(page, name: str, timeout_s: float = 300) -> dict:
     problems = [f"cell {i} was not executed (did an earlier cell fail and stop Run All?)"
                 for i, c in enumerate(cells) if c is not None and c["count"] is None and _source_nonempty(page, name, i)]
     return {"seconds": time.monotonic() - start, "problems": problems}
+
+
+# What a fresh kernel would not have left from the notebook before: its widgets (closed in the kernel, so its
+# panel's widget manager drops them too), its figures, its helpers modules (imported again, as new) and its names.
+FORGET = ("import sys, ipywidgets, matplotlib.pyplot\n"
+           "ipywidgets.Widget.close_all()\n"
+           "matplotlib.pyplot.close('all')\n"
+           "for _m in [m for m in sys.modules if m == 'helpers' or m.startswith('helpers.')]:\n"
+           "    del sys.modules[_m]\n"
+           "get_ipython().run_line_magic('reset', '-f')\n")
+# ... and, in a request of its own, that it did (run on every hand-over: a reset that stopped working fails the test).
+FORGOTTEN = ("import sys, ipywidgets\n"
+             "assert not {'np', 'H', 'plt'} & set(get_ipython().user_ns), 'names of the last notebook are left'\n"
+             "assert not [m for m in sys.modules if m == 'helpers' or m.startswith('helpers.')], 'helpers is left'\n"
+             "assert not ipywidgets.widgets.widget._instances, 'widgets of the last notebook are left'\n"
+             "del sys, ipywidgets\n")
+
+_HAND_OVER_JS = """async ([prev, next, forget, forgotten, ms]) => {
+  const app = window.jupyterapp, t = window.__nbtest, panel = t.panel(prev);
+  const session = panel.sessionContext.session, kernel = session.kernel;
+  const reply = await t.within(kernel.requestExecute({code: forget, silent: true, store_history: false}).done,
+                               ms, 'the last notebook forgotten');
+  if (reply.content.status !== 'ok') throw new Error('resetting the kernel failed: ' + JSON.stringify(reply.content));
+  const check = await t.within(kernel.requestExecute({code: forgotten, silent: true, store_history: false}).done,
+                               ms, 'the reset checked');
+  if (check.content.status !== 'ok') throw new Error('the kernel did not forget: ' + JSON.stringify(check.content));
+  const model = {...session.model};
+  panel.context.model.dirty = false;      // no "save changes?" dialog: the committed copy stays as it is
+  panel.dispose();                        // the tab closes; its session and kernel keep running (kernelShutdown off)
+  const sessions = app.serviceManager.sessions, moved = sessions.connectTo({model});
+  await t.within(moved.setPath(next), ms, 'session moved');
+  await t.within(moved.setName(next), ms, 'session renamed');
+  moved.dispose();
+  await sessions.refreshRunning();
+  await t.within(app.commands.execute('docmanager:open', {path: next}), ms, 'notebook opened');
+  return kernel.id;
+}"""
+
+
+def open_after(page, previous: str, name: str, timeout_s: float = 120) -> int:
+    """Open ``name`` in the page where ``previous`` ran, on ``previous``'s Pyodide kernel; like ``open_notebook``.
+
+    The kernel first forgets ``previous`` (its widgets, figures, helpers modules, and names: ``%reset -f``); the tab
+    closes and its session is moved to ``name``, which JupyterLab then finds by its path and joins, as it does
+    after a reload. Booting Pyodide is what this saves: see the module docstring of test_browser_edition."""
+    ms = int(timeout_s * 1000)
+    kernel = page.evaluate(_HAND_OVER_JS, [previous, name, FORGET, FORGOTTEN, ms])
+    hidden = lab_settle(page, name, timeout_s)
+    now = page.evaluate("p => window.__nbtest.panel(p).sessionContext.session.kernel.id", name)
+    assert now == kernel, f"{name}: opened on a new kernel ({now}), not on {previous}'s ({kernel})"
+    return hidden
 
 
 def _source_nonempty(page, name: str, i: int) -> bool:

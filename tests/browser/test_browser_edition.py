@@ -10,7 +10,13 @@ build's own cache, so local reruns need no network). Then:
   another host; no file the site takes from JupyterLite, its extensions or Pyodide's core differs from
   the upstream file (nothing is patched);
 - every notebook, opened in JupyterLite in headless Chromium whose requests to any host but
-  127.0.0.1 are aborted (and asserted absent), two notebooks at a time in two browsers (``runs``): Run All
+  127.0.0.1 are aborted (and asserted absent), two notebooks at a time in two browsers (``runs``). Each browser
+  boots Pyodide once: its first notebook opens on a fresh kernel, and each next one on the same kernel in the
+  same page, as a learner's next notebook would if they closed a tab and opened another in its session
+  (``lite_driver.open_after``: the kernel first closes the last notebook's widgets and figures, forgets its
+  ``helpers`` modules and its names, ``%reset -f``). Booting Pyodide and JupyterLite costs about as much CPU as
+  the index notebook's whole run, so this saves most of a notebook's cost for 12 of the 14; a fresh kernel for
+  every notebook is what the notebook lane (nbval) and the JupyterLab lane run. Then: Run All
   reaches the end without stopping, no cell errs or writes to stderr, and every code cell prints what the
   committed notebook shows, compared as nbval compares (``lite_driver.compare``). Tolerated, and only
   this: cells tagged ``nbval-ignore-output``; in 2.13, which runs here with the real model fetched from the site
@@ -108,13 +114,18 @@ def _run_share(browser, site, site_dir, widget_budget_s, names, results) -> None
     foreign: list[str] = []
     ctx = browser.new_context(viewport={"width": 1280, "height": 900}, device_scale_factor=1)
     lite.block_foreign_hosts(ctx, foreign)
+    page, previous = None, None
     try:
         for name in names:
+            if page is None:
+                page = ctx.new_page()
             try:
-                run_as_committed(ctx, site, site_dir, widget_budget_s, name, foreign)
-                results[name] = None
+                run_as_committed(page, site, site_dir, widget_budget_s, name, foreign, after=previous)
+                results[name], previous = None, name
             except BaseException as exc:  # an assertion, or pytest's xfail outcome: re-raised by the notebook's test
-                results[name] = exc
+                results[name], previous = exc, None
+                page.close()              # the next notebook starts on a new page, with a fresh kernel
+                page = None
     finally:
         ctx.close()
 
@@ -418,53 +429,53 @@ def test_notebook_runs_as_committed(runs, name, request):
         raise runs[name]
 
 
-def run_as_committed(lite_context, site, site_dir, widget_budget_s, name, foreign: list[str], *,
-                     with_model: bool = True):
-    page = lite_context.new_page()
+def run_as_committed(page, site, site_dir, widget_budget_s, name, foreign: list[str], *,
+                     with_model: bool = True, after: str | None = None):
+    """Open ``name`` (on a fresh page, or on the kernel of ``after``, the notebook this page ran last) and check it."""
     page.set_default_timeout(120_000)
     before = len(foreign)
-    try:
+    if after is None:
         lab.open_notebook(page, site, name, timeout_s=240)
-        tags = lab.notebook_tags(site_dir / "files" / name)
-        result = lite.run_to_end(page, name)
-        assert not result["problems"], f"{name}: {result['problems']}"
-        cells = page.evaluate("p => window.__nbtest.cells(p)", name)
-        issues = lab.problems(lab.NotebookRun(name=name, cells=cells), tags)
-        assert not issues, f"{name} in the browser edition:\n" + "\n".join(issues)
+    else:
+        lite.open_after(page, after, name, timeout_s=240)
+    tags = lab.notebook_tags(site_dir / "files" / name)
+    result = lite.run_to_end(page, name)
+    assert not result["problems"], f"{name}: {result['problems']}"
+    cells = page.evaluate("p => window.__nbtest.cells(p)", name)
+    issues = lab.problems(lab.NotebookRun(name=name, cells=cells), tags)
+    assert not issues, f"{name} in the browser edition:\n" + "\n".join(issues)
 
-        nb = nbformat.read(site_dir / "files" / name, as_version=4)
-        browser_cells = lite.outputs(page, name)
-        skip, problems = _tolerated(name, nb, browser_cells, with_model=with_model)
-        assert not problems, f"{name}: " + "\n".join(problems)
-        diffs = lite.compare(site_dir / "files" / name, browser_cells, skip=skip)
-        if name == MODEL_NOTEBOOK:
-            diffs = _model_numbers_within_tolerance(site_dir / "files" / name, browser_cells, diffs)
-            if with_model:
-                _it_row_matches_cpython(nb, browser_cells)
-                _drive_the_explorer(page, nb, widget_budget_s)
-        known = KNOWN_DIFFERENCES.get(name, {})
-        unknown = {i: d for i, d in diffs.items() if i not in known}
-        assert not unknown, f"{name}: outputs differ from the committed notebook:\n" + "\n".join(unknown.values())
-        assert set(diffs) == set(known), f"{name}: known differences {sorted(set(known) - set(diffs))} are gone: " \
-                                         "remove them from KNOWN_DIFFERENCES"
+    nb = nbformat.read(site_dir / "files" / name, as_version=4)
+    browser_cells = lite.outputs(page, name)
+    skip, problems = _tolerated(name, nb, browser_cells, with_model=with_model)
+    assert not problems, f"{name}: " + "\n".join(problems)
+    diffs = lite.compare(site_dir / "files" / name, browser_cells, skip=skip)
+    if name == MODEL_NOTEBOOK:
+        diffs = _model_numbers_within_tolerance(site_dir / "files" / name, browser_cells, diffs)
+        if with_model:
+            _it_row_matches_cpython(nb, browser_cells)
+            _drive_the_explorer(page, nb, widget_budget_s)
+    known = KNOWN_DIFFERENCES.get(name, {})
+    unknown = {i: d for i, d in diffs.items() if i not in known}
+    assert not unknown, f"{name}: outputs differ from the committed notebook:\n" + "\n".join(unknown.values())
+    assert set(diffs) == set(known), f"{name}: known differences {sorted(set(known) - set(diffs))} are gone: " \
+                                     "remove them from KNOWN_DIFFERENCES"
 
-        if name in WITH_SLIDERS:
-            run = lab.NotebookRun(name=name, cells=cells)
-            assert lab.wait_widgets_rendered(page, run) > 0
-            assert not lab.widget_display_errors(page)
-            info = next(s for s in lab.sliders(page) if not s["disabled"])
-            for how in ("keyboard", "mouse"):
-                moved = lab.move_slider(page, info, how, widget_budget_s, None, Path(name).stem)
-                assert moved.readout_after != moved.readout_before, f"{name}: slider {info['label']!r} did not move by {how}"
-                assert moved.driven_changed, f"{name}: slider {info['label']!r} moved by {how}, its figure did not change"
-            # ... while outside a widget the arrow keys still move between cells (command mode).
-            page.evaluate("p => { const n = window.__nbtest.panel(p).content; n.activeCellIndex = 0; "
-                          "n.mode = 'command'; n.node.focus(); }", name)
-            page.keyboard.press("ArrowDown")
-            assert page.evaluate("p => window.__nbtest.panel(p).content.activeCellIndex", name) == 1, \
-                f"{name}: ArrowDown in command mode no longer moves to the next cell"
-    finally:
-        page.close()
+    if name in WITH_SLIDERS:
+        run = lab.NotebookRun(name=name, cells=cells)
+        assert lab.wait_widgets_rendered(page, run) > 0
+        assert not lab.widget_display_errors(page)
+        info = next(s for s in lab.sliders(page) if not s["disabled"])
+        for how in ("keyboard", "mouse"):
+            moved = lab.move_slider(page, info, how, widget_budget_s, None, Path(name).stem)
+            assert moved.readout_after != moved.readout_before, f"{name}: slider {info['label']!r} did not move by {how}"
+            assert moved.driven_changed, f"{name}: slider {info['label']!r} moved by {how}, its figure did not change"
+        # ... while outside a widget the arrow keys still move between cells (command mode).
+        page.evaluate("p => { const n = window.__nbtest.panel(p).content; n.activeCellIndex = 0; "
+                      "n.mode = 'command'; n.node.focus(); }", name)
+        page.keyboard.press("ArrowDown")
+        assert page.evaluate("p => window.__nbtest.panel(p).content.activeCellIndex", name) == 1, \
+            f"{name}: ArrowDown in command mode no longer moves to the next cell"
     assert foreign[before:] == [], f"{name}: requests to other hosts: {foreign[before:]}"
     if KNOWN_DIFFERENCES.get(name):
         pytest.xfail("; ".join(f"cell {i} {why}" for i, why in KNOWN_DIFFERENCES[name].items()))
@@ -492,7 +503,8 @@ def test_a_corrupt_copy_of_the_weights_is_refused(browser, corrupt_site_dir, wid
     ctx = browser.new_context(viewport={"width": 1280, "height": 900}, device_scale_factor=1)
     lite.block_foreign_hosts(ctx, foreign)
     try:
-        run_as_committed(ctx, server, corrupt_site_dir, widget_budget_s, MODEL_NOTEBOOK, foreign, with_model=False)
+        run_as_committed(ctx.new_page(), server, corrupt_site_dir, widget_budget_s, MODEL_NOTEBOOK, foreign,
+                         with_model=False)
     finally:
         ctx.close()
         server.stop()
