@@ -84,19 +84,17 @@ def test_widget_detection_from_saved_widget_output(tmp_path):
 
 
 _SESSION = """
-import sys
 from IPython.core.interactiveshell import InteractiveShell
-sys.path.insert(0, {browser!r})
-import lite_driver
+FORGET, FORGOTTEN = {forget!r}, {forgotten!r}
 shell = InteractiveShell.instance()
 def run(code):
     result = shell.run_cell(code, silent=True)
     return "RESULT " + (type(result.error_in_exec or result.error_before_exec).__name__ if not result.success else "ok")
 print(run("import numpy as np\\nimport matplotlib.pyplot as plt\\nimport ipywidgets\\nimport helpers as H\\n"
           "first = H\\nslider = ipywidgets.IntSlider()\\nfig = plt.figure()"))
-print(run(lite_driver.FORGOTTEN))              # before the reset: the check must fail
-print(run(lite_driver.FORGET))
-print(run(lite_driver.FORGOTTEN))
+print(run(FORGOTTEN))              # before the reset: the check must fail
+print(run(FORGET))
+print(run(FORGOTTEN))
 print(run("import matplotlib.pyplot as plt\\nassert not plt.get_fignums()\\nimport helpers as H\\n"
           "assert 'first' not in dir() and 'slider' not in dir()"))
 """
@@ -106,12 +104,14 @@ def test_the_browser_editions_kernel_hand_over_forgets_the_last_notebook(tmp_pat
     """What ``lite_driver.open_after`` runs in the Pyodide kernel between two notebooks, run here in an IPython shell
     (CPython): the last notebook's names, helpers modules, widgets and figures are gone, and the check that says so
     fails before the reset (so the browser test's own check of every hand-over can fail)."""
+    import os
     import subprocess
     import sys
-    from pathlib import Path
 
-    browser = str(Path(__file__).resolve().parent)
-    done = subprocess.run([sys.executable, "-c", _SESSION.format(browser=browser)], capture_output=True, text=True,
-                          timeout=120, cwd=tmp_path, env={**__import__("os").environ, "MPLBACKEND": "Agg"}, check=False)
+    import lite_driver
+
+    script = _SESSION.format(forget=lite_driver.FORGET, forgotten=lite_driver.FORGOTTEN)
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          timeout=120, cwd=tmp_path, env={**os.environ, "MPLBACKEND": "Agg"}, check=False)
     results = [ln.split()[1] for ln in done.stdout.splitlines() if ln.startswith("RESULT ")]
     assert results == ["ok", "AssertionError", "ok", "ok", "ok"], done.stdout + done.stderr
