@@ -125,7 +125,6 @@ class _Config:
 def test_after_a_worker_crash_only_its_unfinished_tests_are_handed_out_again(root):
     """A crashed worker's finished units must not go back to the queue: sent as empty batches, no report would follow
     them and the run would wait for ever (what xdist's load-scope scheduling does with them)."""
-    pytest.importorskip("xdist")
     sched = root.pytest_xdist_make_scheduler(config=_Config(), log=None)
     collection = [f"tests/test_a.py::t{i}" for i in range(6)]
     a, b = _Worker("gw0"), _Worker("gw1")
