@@ -14,9 +14,10 @@ build's own cache, so local reruns need no network). Then:
   boots Pyodide once: its first notebook opens on a fresh kernel, and each next one on the same kernel in the
   same page, as a learner's next notebook would if they closed a tab and opened another in its session
   (``lite_driver.open_after``: the kernel first closes the last notebook's widgets and figures, forgets its
-  ``helpers`` modules and its names, ``%reset -f``). Booting Pyodide and JupyterLite costs about as much CPU as
-  the index notebook's whole run, so this saves most of a notebook's cost for 12 of the 14; a fresh kernel for
-  every notebook is what the notebook lane (nbval) and the JupyterLab lane run. Then: Run All
+  ``helpers`` modules and its names, ``%reset -f``). Booting JupyterLite and Pyodide costs more CPU than most
+  notebooks' own cells (the index notebook, which computes almost nothing, costs nearly as much as the others), so
+  this file's CPU is cut to about a third; a fresh kernel for every notebook is what the notebook lane (nbval) and
+  the JupyterLab lane run. Then: Run All
   reaches the end without stopping, no cell errs or writes to stderr, and every code cell prints what the
   committed notebook shows, compared as nbval compares (``lite_driver.compare``). Tolerated, and only
   this: cells tagged ``nbval-ignore-output``; in 2.13, which runs here with the real model fetched from the site
