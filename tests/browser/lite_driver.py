@@ -8,6 +8,8 @@ read its cells, move sliders) work on it unchanged; what differs lives here:
 - ``run_to_end``: Run All, as a learner does, and every code cell must have run. (JupyterLite's kernel
   cancels every queued cell after one that raises, whatever its tags: no notebook has a cell meant to raise,
   tests/test_notebook_hygiene.py.)
+- ``open_after``: the next notebook on the kernel of the one before, in the same page (a test-only shortcut that
+  saves booting JupyterLite and Pyodide again; a learner's next notebook gets a new kernel).
 - ``compare``: each code cell's outputs against the committed ones, the way nbval compares
   them (streams coalesced, the sanitizers of tests/nbval_sanitize.cfg, images and widget model
   ids not compared, cells tagged ``nbval-ignore-output`` and cells committed unrun skipped).
@@ -25,8 +27,12 @@ from collections import defaultdict
 from pathlib import Path
 
 import nbformat
-from lab_driver import settle as lab_settle
 from nbval.plugin import coalesce_streams, get_sanitize_patterns, transform_streams_for_comparison
+
+if __package__:   # imported as tests.browser.lite_driver (the benchmarks, run from the repository root)
+    from .lab_driver import settle as lab_settle
+else:             # imported by the browser tests, which see tests/browser as a folder of modules
+    from lab_driver import settle as lab_settle
 
 ROOT = Path(__file__).resolve().parents[2]
 SANITIZE = get_sanitize_patterns((ROOT / "tests" / "nbval_sanitize.cfg").read_text(encoding="utf-8"))
@@ -128,29 +134,33 @@ FORGET = ("import sys, ipywidgets, matplotlib.pyplot\n"
            "    del sys.modules[_m]\n"
            "get_ipython().run_line_magic('reset', '-f')\n")
 # ... and, in a request of its own, that it did (run on every hand-over: a reset that stopped working fails the test).
-FORGOTTEN = ("import sys, ipywidgets\n"
+# It checks the names every notebook of the series defines (np, H, plt), not every name.
+FORGOTTEN = ("import sys, ipywidgets, matplotlib.pyplot\n"
              "assert not {'np', 'H', 'plt'} & set(get_ipython().user_ns), 'names of the last notebook are left'\n"
              "assert not [m for m in sys.modules if m == 'helpers' or m.startswith('helpers.')], 'helpers is left'\n"
              "assert not ipywidgets.widgets.widget._instances, 'widgets of the last notebook are left'\n"
-             "del sys, ipywidgets\n")
+             "assert not matplotlib.pyplot.get_fignums(), 'figures of the last notebook are left'\n"
+             "del sys, ipywidgets, matplotlib\n")
 
+# pyodide-kernel 0.6 runs every execute request as an ordinary cell (it ignores silent and store_history): the two
+# requests below advance the execution count and stay in In, which nothing compares.
 _HAND_OVER_JS = """async ([prev, next, forget, forgotten, ms]) => {
   const app = window.jupyterapp, t = window.__nbtest, panel = t.panel(prev);
   const session = panel.sessionContext.session, kernel = session.kernel;
   const reply = await t.within(kernel.requestExecute({code: forget, silent: true, store_history: false}).done,
                                ms, 'the last notebook forgotten');
-  if (reply.content.status !== 'ok') throw new Error('resetting the kernel failed: ' + JSON.stringify(reply.content));
+  if (reply.content.status !== 'ok') throw new Error(`resetting ${prev}'s kernel failed: ${reply.content.ename}: ${reply.content.evalue}`);
   const check = await t.within(kernel.requestExecute({code: forgotten, silent: true, store_history: false}).done,
                                ms, 'the reset checked');
-  if (check.content.status !== 'ok') throw new Error('the kernel did not forget: ' + JSON.stringify(check.content));
+  if (check.content.status !== 'ok') throw new Error(`the kernel did not forget ${prev}: ${check.content.ename}: ${check.content.evalue}`);
   const model = {...session.model};
-  panel.context.model.dirty = false;      // no "save changes?" dialog: the committed copy stays as it is
+  panel.context.model.dirty = false;      // nothing is saved: the committed copy stays as it is
   panel.dispose();                        // the tab closes; its session and kernel keep running (kernelShutdown off)
   const sessions = app.serviceManager.sessions, moved = sessions.connectTo({model});
   await t.within(moved.setPath(next), ms, 'session moved');
   await t.within(moved.setName(next), ms, 'session renamed');
   moved.dispose();
-  await sessions.refreshRunning();
+  await t.within(sessions.refreshRunning(), ms, 'sessions listed');
   await t.within(app.commands.execute('docmanager:open', {path: next}), ms, 'notebook opened');
   return kernel.id;
 }"""
@@ -160,8 +170,8 @@ def open_after(page, previous: str, name: str, timeout_s: float = 120) -> int:
     """Open ``name`` in the page where ``previous`` ran, on ``previous``'s Pyodide kernel; like ``open_notebook``.
 
     The kernel first forgets ``previous`` (its widgets, figures, helpers modules, and names: ``%reset -f``); the tab
-    closes and its session is moved to ``name``, which JupyterLab then finds by its path and joins, as it does
-    after a reload. Booting Pyodide is what this saves: see the module docstring of test_browser_edition."""
+    closes and its session is moved to ``name``, which JupyterLab then finds by its path and joins, as it joins a
+    server's running session. Booting JupyterLite and Pyodide is what this saves (test_browser_edition)."""
     ms = int(timeout_s * 1000)
     kernel = page.evaluate(_HAND_OVER_JS, [previous, name, FORGET, FORGOTTEN, ms])
     hidden = lab_settle(page, name, timeout_s)

@@ -11,13 +11,12 @@ build's own cache, so local reruns need no network). Then:
   the upstream file (nothing is patched);
 - every notebook, opened in JupyterLite in headless Chromium whose requests to any host but
   127.0.0.1 are aborted (and asserted absent), two notebooks at a time in two browsers (``runs``). Each browser
-  boots Pyodide once: its first notebook opens on a fresh kernel, and each next one on the same kernel in the
-  same page, as a learner's next notebook would if they closed a tab and opened another in its session
-  (``lite_driver.open_after``: the kernel first closes the last notebook's widgets and figures, forgets its
-  ``helpers`` modules and its names, ``%reset -f``). Booting JupyterLite and Pyodide costs more CPU than most
-  notebooks' own cells (the index notebook, which computes almost nothing, costs nearly as much as the others), so
-  this file's CPU is cut to about a third; a fresh kernel for every notebook is what the notebook lane (nbval) and
-  the JupyterLab lane run. Then: Run All
+  boots JupyterLite and Pyodide once (again only after a notebook that fails): its first notebook opens on a fresh
+  kernel, each next one on the same kernel in the same page (``lite_driver.open_after``, a test-only shortcut: the
+  kernel first closes the last notebook's widgets and figures, forgets its ``helpers`` modules and its names with
+  ``%reset -f``, and checks that it did). A learner's next notebook gets a new kernel: a fresh kernel for every
+  notebook is what the notebook lane (nbval) and the JupyterLab lane run. A hand-over that fails fails the next
+  notebook, which then runs again on a fresh kernel for its own verdict. Then: Run All
   reaches the end without stopping, no cell errs or writes to stderr, and every code cell prints what the
   committed notebook shows, compared as nbval compares (``lite_driver.compare``). Tolerated, and only
   this: cells tagged ``nbval-ignore-output``; in 2.13, which runs here with the real model fetched from the site
@@ -36,6 +35,7 @@ build's own cache, so local reruns need no network). Then:
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import importlib.util
 import json
@@ -118,14 +118,28 @@ def _run_share(browser, site, site_dir, widget_budget_s, names, results) -> None
     page, previous = None, None
     try:
         for name in names:
-            if page is None:
-                page = ctx.new_page()
+            mark, handover = len(foreign), None
+            if previous is not None:
+                try:
+                    lite.open_after(page, previous, name, timeout_s=240)
+                except BaseException as exc:  # a harness or kernel problem, not name's own: say so, run it afresh
+                    handover = f"opening {name} on the kernel {previous} ran on failed ({exc})"
+                    with contextlib.suppress(Exception):
+                        page.close()
+                    page, previous = None, None
             try:
-                run_as_committed(page, site, site_dir, widget_budget_s, name, foreign, after=previous)
+                if page is None:
+                    page = ctx.new_page()
+                run_as_committed(page, site, site_dir, widget_budget_s, name, foreign, opened=previous is not None,
+                                 foreign_from=mark)
                 results[name], previous = None, name
+                if handover:
+                    results[name] = AssertionError(f"{handover}; on a fresh kernel it passed")
             except BaseException as exc:  # an assertion, or pytest's xfail outcome: re-raised by the notebook's test
-                results[name], previous = exc, None
-                page.close()              # the next notebook starts on a new page, with a fresh kernel
+                results[name] = exc if handover is None else AssertionError(f"{handover}; on a fresh kernel: {exc}")
+                previous = None
+                with contextlib.suppress(Exception):
+                    page.close()          # the next notebook starts on a new page, with a fresh kernel
                 page = None
     finally:
         ctx.close()
@@ -431,14 +445,13 @@ def test_notebook_runs_as_committed(runs, name, request):
 
 
 def run_as_committed(page, site, site_dir, widget_budget_s, name, foreign: list[str], *,
-                     with_model: bool = True, after: str | None = None):
-    """Open ``name`` (on a fresh page, or on the kernel of ``after``, the notebook this page ran last) and check it."""
+                     with_model: bool = True, opened: bool = False, foreign_from: int | None = None):
+    """Open ``name`` on ``page`` (unless it is ``opened`` there already, by ``lite_driver.open_after``) and check it;
+    requests to other hosts since ``foreign_from`` (default: from now) fail it."""
     page.set_default_timeout(120_000)
-    before = len(foreign)
-    if after is None:
+    before = len(foreign) if foreign_from is None else foreign_from
+    if not opened:
         lab.open_notebook(page, site, name, timeout_s=240)
-    else:
-        lite.open_after(page, after, name, timeout_s=240)
     tags = lab.notebook_tags(site_dir / "files" / name)
     result = lite.run_to_end(page, name)
     assert not result["problems"], f"{name}: {result['problems']}"
