@@ -128,11 +128,11 @@ def run_to_end(page, name: str, timeout_s: float = 300) -> dict:
 # What a fresh kernel would not have left from the notebook before: its widgets (closed in the kernel, so its
 # panel's widget manager drops them too), its figures, its helpers modules (imported again, as new) and its names.
 FORGET = ("import sys, ipywidgets, matplotlib.pyplot\n"
-           "ipywidgets.Widget.close_all()\n"
-           "matplotlib.pyplot.close('all')\n"
-           "for _m in [m for m in sys.modules if m == 'helpers' or m.startswith('helpers.')]:\n"
-           "    del sys.modules[_m]\n"
-           "get_ipython().run_line_magic('reset', '-f')\n")
+          "ipywidgets.Widget.close_all()\n"
+          "matplotlib.pyplot.close('all')\n"
+          "for _m in [m for m in sys.modules if m == 'helpers' or m.startswith('helpers.')]:\n"
+          "    del sys.modules[_m]\n"
+          "get_ipython().run_line_magic('reset', '-f')\n")
 # ... and, in a request of its own, that it did (run on every hand-over: a reset that stopped working fails the test).
 # It checks the names every notebook of the series defines (np, H, plt), not every name.
 FORGOTTEN = ("import sys, ipywidgets, matplotlib.pyplot\n"
