@@ -50,6 +50,9 @@ CHROMIUM_ARGS = [
     "--disable-background-networking",  # no calls home on a closed network
     "--disable-component-update",
     "--disable-sync",
+    # Offline by construction: no host but this machine resolves (a test that records a page's requests still
+    # fails on any request to another host: this only makes sure none leaves).
+    "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1, EXCLUDE localhost",
 ]
 
 INSTALL_HINT = (

@@ -187,6 +187,34 @@ def open_notebook(page, server, name: str, timeout_s: float = 120) -> int:
     return settle(page, name, timeout_s)
 
 
+_NEXT_JS = """async ([prev, next, ms]) => {
+  const app = window.jupyterapp, t = window.__nbtest, panel = t.panel(prev);
+  const session = panel.sessionContext.session, kernel = session.kernel.id;
+  panel.context.model.dirty = false;      // nothing is saved: the copy stays as committed
+  await t.within(session.shutdown(), ms, `${prev}'s kernel shut down`);
+  panel.dispose();                        // the tab closes: its cells, outputs and widget views leave the page
+  await t.within(app.commands.execute('docmanager:open', {path: next}), ms, `${next} opened`);
+  return kernel;
+}"""
+
+
+def open_next(page, server, previous: str, name: str, timeout_s: float = 120) -> int:
+    """Open ``name`` in the JupyterLab where ``previous`` ran, on a new kernel; like :func:`open_notebook`.
+
+    ``previous``'s kernel is shut down and its tab closed unsaved; ``name`` then opens with a kernel of its own,
+    as a learner's next notebook does. What this saves is booting JupyterLab again (test_browser_notebooks).
+    """
+    ms = int(timeout_s * 1000)
+    old = page.evaluate(_NEXT_JS, [previous, name, ms])
+    hidden = settle(page, name, timeout_s)
+    new = page.evaluate("p => window.__nbtest.panel(p).sessionContext.session.kernel.id", name)
+    running = [k["id"] for k in server.api("GET", "/api/kernels")]
+    panels = page.evaluate("() => document.querySelectorAll('.jp-NotebookPanel').length")
+    assert new != old and running == [new] and panels == 1, (
+        f"{name} after {previous}: kernel {new} (the last one was {old}; running: {running}), {panels} notebook tabs")
+    return hidden
+
+
 def settle(page, name: str, timeout_s: float = 120) -> int:
     """After ``name`` was opened in a running JupyterLab (see :func:`open_notebook`): wait for its kernel, show
     its panel, fold the file browser away; return how many cells it opened hidden, then expand them all."""

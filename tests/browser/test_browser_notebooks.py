@@ -1,6 +1,8 @@
 """Every notebook, opened in a real JupyterLab in headless Chromium, as a learner would.
 
-For each notebook: open it, Run All Cells, wait for the kernel to go idle, and check
+The lane boots JupyterLab once, in one tab; each notebook opens there on a new kernel, after the last one's
+kernel was shut down and its tab closed (``lab_driver.open_next``; a failed test closes the tab, so the next
+boots afresh). For each notebook: open it, Run All Cells, wait for the kernel to go idle, and check
 that every code cell ran and nothing shows an error (``shows-warning`` cells may write
 to stderr). For a notebook with
 widgets: every widget view renders (no "Error displaying widget") and every slider,
@@ -58,8 +60,55 @@ def _write_summary(artifacts_dir):
         (artifacts_dir / "browser-summary.json").write_text(lab.dump(SUMMARY), encoding="utf-8")
 
 
-def _run_and_check(page, lab_server, name: str) -> lab.NotebookRun:
-    hidden = lab.open_notebook(page, lab_server, name)
+class _Tab:
+    """The lane's one JupyterLab tab: booted by its first notebook, each next one opened in it on a new kernel
+    (``lab.open_next``); a test that fails closes it (with a screenshot), so the next one boots afresh."""
+
+    def __init__(self, context):
+        self.context, self.page, self.shown = context, None, None
+
+    def open(self, lab_server, name: str):
+        """The tab, with ``name`` open in it, kernel idle; how many cells it opened hidden."""
+        if self.page is None:
+            self.page = self.context.new_page()
+            self.page.set_default_timeout(60_000)
+            hidden = lab.open_notebook(self.page, lab_server, name)
+        else:
+            hidden = lab.open_next(self.page, lab_server, self.shown, name)
+        self.shown = name
+        return self.page, hidden
+
+    def close(self, failed_as: str | None = None, artifacts_dir: Path | None = None) -> None:
+        if self.page is not None and failed_as and artifacts_dir is not None:
+            safe = "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in failed_as)
+            try:
+                self.page.screenshot(path=artifacts_dir / f"FAILED-{safe}.png", full_page=True)
+            except Exception:
+                pass
+        if self.page is not None:
+            self.page.close()
+        self.page = self.shown = None
+
+
+@pytest.fixture(scope="module")
+def _lab_tab(browser_context, lab_server):
+    tab = _Tab(browser_context)
+    yield tab
+    tab.close()
+    lab_server.shutdown_kernels()
+
+
+@pytest.fixture
+def tab(request, _lab_tab, lab_server, artifacts_dir):
+    yield _lab_tab
+    report = getattr(request.node, "_browser_report_call", None)
+    if report is None or report.failed:
+        _lab_tab.close(request.node.name, artifacts_dir)
+        lab_server.shutdown_kernels()
+
+
+def _run_and_check(tab: _Tab, lab_server, name: str) -> tuple:
+    page, hidden = tab.open(lab_server, name)
     optional = [c for c in nbformat.read(lab_server.root / name, as_version=4).cells
                 if c.cell_type == "markdown" and c.source.lstrip("# ").startswith("选读")]
     if optional:  # JupyterLab honours the committed collapse state: the notebook opens on its core path
@@ -71,13 +120,13 @@ def _run_and_check(page, lab_server, name: str) -> lab.NotebookRun:
     # The same, as rendered on screen: no error box (a shows-warning cell's stderr is one too).
     shown = [e for e in lab.dom_errors(page) if "shows-warning" not in tags.get(e["cell"], [])]
     assert not shown, f"{name}: error output on screen:\n{lab.dump(shown)}"
-    return run
+    return page, run
 
 
 @pytest.mark.parametrize("name", SERIES + [lab.PROBE_NAME])
-def test_notebook_runs_and_widgets_respond(page, lab_server, artifacts_dir, widget_budget_s, name, request):
+def test_notebook_runs_and_widgets_respond(tab, lab_server, artifacts_dir, widget_budget_s, name, request):
     request.node.user_properties.append(("executed", ("JupyterLab (Chromium)", name)))
-    run = _run_and_check(page, lab_server, name)
+    page, run = _run_and_check(tab, lab_server, name)
     stem = Path(name).stem
     record = SUMMARY.setdefault(name, {})
     record["run_all_seconds"] = round(run.seconds, 2)
@@ -279,11 +328,11 @@ def _drive_the_explorer(page, lab_server, run: lab.NotebookRun, budget_s: float,
     return moves
 
 
-def test_a_broken_callback_is_caught(page, lab_server, widget_budget_s):
+def test_a_broken_callback_is_caught(tab, lab_server, widget_budget_s):
     """Negative control: the probe's callback raises -> the slider moves, nothing changes,
     and the check that the real notebooks must pass reports it."""
     name = lab.BROKEN_PROBE_NAME
-    run = _run_and_check(page, lab_server, name)
+    page, run = _run_and_check(tab, lab_server, name)
     lab.wait_widgets_rendered(page, run)
     (info,) = lab.sliders(page)
     res = lab.move_slider(page, info, "keyboard", widget_budget_s, None, "broken")
