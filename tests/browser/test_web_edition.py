@@ -45,7 +45,7 @@ class _Quiet(http.server.SimpleHTTPRequestHandler):
         pass
 
     def send_error(self, code, *args, **kwargs):
-        if code == 404:
+        if code == 404 and self.path != "/favicon.ico":  # Chromium's own guess at the server's root, not a page's
             MISSING.append(self.path)
         super().send_error(code, *args, **kwargs)
 
