@@ -267,31 +267,10 @@ def browser_context(browser):
 
 @pytest.hookimpl(wrapper=True, tryfirst=True)
 def pytest_runtest_makereport(item, call):
+    """Each phase's report on the test item, for fixtures that act on a failure (test_browser_notebooks' ``tab``)."""
     report = yield
     setattr(item, f"_browser_report_{report.when}", report)
     return report
-
-
-@pytest.fixture
-def page(request, browser_context, lab_server, artifacts_dir):
-    """A fresh tab per test; on failure a screenshot of it; its kernels are shut down afterwards."""
-    pg = browser_context.new_page()
-    pg.set_default_timeout(60_000)
-    try:
-        yield pg
-    finally:
-        report = getattr(request.node, "_browser_report_call", None)
-        if report is not None and report.failed:
-            safe = "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in request.node.name)
-            try:
-                pg.screenshot(path=artifacts_dir / f"FAILED-{safe}.png", full_page=True)
-            except Exception:
-                pass
-        pg.close()
-        try:
-            lab_server.shutdown_kernels()
-        except Exception:
-            pass
 
 
 @pytest.fixture(scope="session")

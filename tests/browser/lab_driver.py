@@ -190,7 +190,7 @@ def open_notebook(page, server, name: str, timeout_s: float = 120) -> int:
 _NEXT_JS = """async ([prev, next, ms]) => {
   const app = window.jupyterapp, t = window.__nbtest, panel = t.panel(prev);
   const session = panel.sessionContext.session, kernel = session.kernel.id;
-  panel.context.model.dirty = false;      // nothing is saved: the copy stays as committed
+  panel.context.model.dirty = false;      // closed as it is, unsaved: no "save your changes?" question
   await t.within(session.shutdown(), ms, `${prev}'s kernel shut down`);
   panel.dispose();                        // the tab closes: its cells, outputs and widget views leave the page
   await t.within(app.commands.execute('docmanager:open', {path: next}), ms, `${next} opened`);
@@ -202,7 +202,8 @@ def open_next(page, server, previous: str, name: str, timeout_s: float = 120) ->
     """Open ``name`` in the JupyterLab where ``previous`` ran, on a new kernel; like :func:`open_notebook`.
 
     ``previous``'s kernel is shut down and its tab closed unsaved; ``name`` then opens with a kernel of its own,
-    as a learner's next notebook does. What this saves is booting JupyterLab again (test_browser_notebooks).
+    in an app that has run other notebooks: a test-only shortcut (a learner's next notebook may share the app,
+    but nobody closes the last one first). What this saves is booting JupyterLab again (test_browser_notebooks).
     """
     ms = int(timeout_s * 1000)
     old = page.evaluate(_NEXT_JS, [previous, name, ms])
@@ -216,7 +217,7 @@ def open_next(page, server, previous: str, name: str, timeout_s: float = 120) ->
 
 
 def settle(page, name: str, timeout_s: float = 120) -> int:
-    """After ``name`` was opened in a running JupyterLab (see :func:`open_notebook`): wait for its kernel, show
+    """After ``name`` was opened in a running JupyterLab (:func:`open_notebook`, :func:`open_next`): wait for its kernel, show
     its panel, fold the file browser away; return how many cells it opened hidden, then expand them all."""
     ms = int(timeout_s * 1000)
     deadline = time.monotonic() + timeout_s
