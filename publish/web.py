@@ -198,6 +198,24 @@ def _toctree(entries: list[str], caption: str) -> str:
     return "```{toctree}\n:hidden:\n:caption: " + caption + "\n\n" + "\n".join(entries) + "\n```\n"
 
 
+_MD_LINK = re.compile(r"\[([^\]\n]+)\]\(([^)\s#]+)(#[^)\s]*)?\)")
+
+
+def off_site_links_as_paths(markdown: str) -> str:
+    """A guide's links to repository files the site does not ship (``../../benchmarks/results.md#…``), as their
+    path in code type with a note, instead of a link that goes nowhere. A guide's Markdown lives in
+    ``docs/teaching/``; what the site has from the repository is that folder and ``notebooks/``."""
+    def swap(m: re.Match) -> str:
+        target = m.group(2)
+        if re.match(r"^[a-z][a-z0-9+.-]*:", target, re.I):
+            return m.group(0)  # a web address
+        path = (TEACHING / target).resolve()
+        if path.is_relative_to(TEACHING) or path.is_relative_to(NOTEBOOKS):
+            return m.group(0)
+        return f"`{path.relative_to(ROOT).as_posix()}`（项目仓库里的文件，网页版不含）"
+    return _MD_LINK.sub(swap, markdown)
+
+
 def stage(src: Path, *, lite_url: str, jobs: int, stills: bool, student: bool = False, log=print) -> dict:
     """Write the Sphinx project (staged notebooks, guide, conf.py, static files) into ``src``."""
     nbs = series()
@@ -228,11 +246,12 @@ def stage(src: Path, *, lite_url: str, jobs: int, stills: bool, student: bool = 
     if student:  # no guide (it holds the answers); its links from the notebooks go nowhere
         (src / "docs" / "teaching" / "README.md").write_text("---\norphan: true\n---\n# 教师指南\n\n学生版网页不含教师指南。\n", encoding="utf-8")
     else:
-        guide = (TEACHING / "README.md").read_text(encoding="utf-8")
+        guide = off_site_links_as_paths((TEACHING / "README.md").read_text(encoding="utf-8"))
         guide += "\n\n" + _toctree([q.stem for q in guide_pages()], "各节指南")
         (src / "docs" / "teaching" / "README.md").write_text(guide, encoding="utf-8")
         for q in guide_pages():
-            shutil.copy(q, src / "docs" / "teaching" / q.name)
+            (src / "docs" / "teaching" / q.name).write_text(off_site_links_as_paths(q.read_text(encoding="utf-8")),
+                                                             encoding="utf-8")
     static = src / "_static"
     static.mkdir()
     shutil.copyfile(CSS_FILE, static / CSS_FILE.name)
@@ -341,10 +360,10 @@ def build(out: Path, *, lite_url: str = DEFAULT_LITE_URL, jobs: int = 1, stills:
             shutil.copytree(src, keep_src, dirs_exist_ok=True)
         rc = build_main(["-b", "html", "-q", "-w", str(warnings), str(src), str(out)])
         text = warnings.read_text(encoding="utf-8") if warnings.exists() else ""
-        if text.strip():
-            log(text.strip())
         if rc:
             raise SystemExit(f"sphinx-build failed ({rc})")
+        if text.strip():  # e.g. a cross-reference that goes nowhere: the page would show a dead link
+            raise SystemExit("sphinx-build warned (fix the notebook or guide):\n" + text.strip())
     for p in series():  # the notebook beside its page, for the download link
         if student:
             nbformat.write(student_notebook(nbformat.read(p, as_version=4)), out / "notebooks" / p.name)

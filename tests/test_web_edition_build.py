@@ -251,16 +251,37 @@ def test_stills_come_from_a_kernel_run_of_the_notebook(tmp_path):
 
 
 def test_every_local_link_and_asset_exists(site):
-    """Every href/src of every page resolves to a file of the site (the browser edition aside)."""
+    """Every href/src of every page resolves to a file of the site (the browser edition aside), and every
+    ``#fragment`` to an id in its page (a cross-reference Sphinx could not resolve becomes ``href="#../…"``)."""
     missing = set()
+    ids: dict[Path, set[str]] = {}
+
+    def has_id(page: Path, frag: str) -> bool:
+        if page not in ids:
+            ids[page] = set(re.findall(r"""\bid\s*=\s*["']([^"']+)["']""", page.read_text(encoding="utf-8")))
+        return html.unescape(frag) in ids[page]
+
     for page in site.rglob("*.html"):
         for ref in re.findall(r"""\b(?:href|src)\s*=\s*["']([^"']+)["']""", page.read_text(encoding="utf-8")):
-            if re.match(r"^(?:[a-z][a-z0-9+.-]*:|#|//)", ref, re.I) or "/lite/lab/" in ref:
+            if re.match(r"^(?:[a-z][a-z0-9+.-]*:|//)", ref, re.I) or "/lite/lab/" in ref:
                 continue
-            target = (page.parent / ref.split("#")[0].split("?")[0]).resolve()
-            if ref.split("#")[0] and not target.exists():
+            file, _, frag = ref.partition("#")
+            target = (page.parent / file.split("?")[0]).resolve() if file else page
+            if not target.exists():
                 missing.add(f"{page.relative_to(site)} -> {ref}")
-    assert not missing, "links to files the site does not have:\n" + "\n".join(sorted(missing)[:20])
+            elif frag and target.suffix == ".html" and not has_id(target, frag):
+                missing.add(f"{page.relative_to(site)} -> {ref} (no such id)")
+    assert not missing, "links to files or anchors the site does not have:\n" + "\n".join(sorted(missing)[:20])
+
+
+def test_a_guides_link_to_a_repository_file_the_site_lacks_becomes_its_path():
+    guide = ("实测见 [benchmarks/results.md](../../benchmarks/results.md#graded-lab)。"
+             "先读 [2.5 的指南](02-05-scaling-by-sqrt-dk.md) 和 [笔记本](../../notebooks/02-05-scaling-by-sqrt-dk.ipynb)，"
+             "再看 [MyST](https://mystmd.org/guide) 与 [README](../../README.md)。")
+    assert web.off_site_links_as_paths(guide) == (
+        "实测见 `benchmarks/results.md`（项目仓库里的文件，网页版不含）。"
+        "先读 [2.5 的指南](02-05-scaling-by-sqrt-dk.md) 和 [笔记本](../../notebooks/02-05-scaling-by-sqrt-dk.ipynb)，"
+        "再看 [MyST](https://mystmd.org/guide) 与 `README.md`（项目仓库里的文件，网页版不含）。")
 
 
 def test_student_site_has_no_solutions_and_no_guide(tmp_path):
