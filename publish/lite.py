@@ -405,6 +405,35 @@ def write_lite_dir(work: Path, cache: Path, packages: list[str]) -> None:
     (work / "jupyter_lite_config.json").write_text(json.dumps(build_config, indent=2), encoding="utf-8")
 
 
+# Chinese for a machine without a CJK font: the decks' font and a stylesheet (a real file) the lab page links.
+FONT_CSS = Path(__file__).resolve().parent / "templates" / "lite" / "ch02-font.css"
+FONT_DIR = "ch02-font"
+#: The one line the build adds to JupyterLite's app page (no other file of JupyterLite's is changed). The font is
+#: preloaded: Chromium drew a floated span laid out while the font was still loading (the 「校验 …」 tag of a hidden
+#: reveal) in boxes, and did not redraw it once the font had come.
+FONT_LINK = (f'<link rel="preload" href="../{FONT_DIR}/NotoSansSC-ch02.otf" as="font" type="font/otf" crossorigin>'
+             f'<link rel="stylesheet" href="../{FONT_DIR}/{FONT_CSS.name}">')
+
+
+def add_chinese_font(built: Path) -> None:
+    """Copy the decks' Chinese font and ``FONT_CSS`` into ``built/ch02-font/`` and link the stylesheet from each
+    app page (``lab/index.html``: ``FONT_LINK`` before its ``</head>``)."""
+    from .deck.font import OUT as DECK_FONT
+
+    if f"/{DECK_FONT.name}\"" not in FONT_LINK or f'url("{DECK_FONT.name}")' not in FONT_CSS.read_text(encoding="utf-8"):
+        raise SystemExit(f"{FONT_CSS.name} and FONT_LINK must name the decks' font file, {DECK_FONT.name}")
+    folder = built / FONT_DIR
+    folder.mkdir()
+    shutil.copyfile(DECK_FONT, folder / DECK_FONT.name)
+    shutil.copyfile(FONT_CSS, folder / FONT_CSS.name)
+    for app in APPS:
+        page = built / app / "index.html"
+        text = page.read_text(encoding="utf-8")
+        if text.count("</head>") != 1:
+            raise SystemExit(f"{page}: expected one </head> to link the Chinese font's stylesheet before")
+        page.write_text(text.replace("</head>", FONT_LINK + "</head>"), encoding="utf-8")
+
+
 def tree_size(path: Path) -> int:
     return sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
 
@@ -455,6 +484,7 @@ def build(out_dir: Path, cache: Path) -> dict:
         for junk in (".jupyterlite.doit.db",):
             for p in built.glob(junk + "*"):
                 p.unlink()
+        add_chinese_font(built)
         log("2.13's model: the verified weights from the model cache (python -m helpers.model fetch)")
         manifest["model"] = add_model(model_cache.fetch(), built / model_browser.SITE_FOLDER)
         manifest["kernel_packages"] = packages

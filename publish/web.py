@@ -188,7 +188,7 @@ def stage_notebook(nb, name: str, *, lite: str, executed=None) -> tuple[nbformat
                            "text/plain": "(widget: see the browser edition)"}
             out.setdefault("metadata", {})
             stills += bool(body)
-    links = (f'<p class="edition-links">📓 <a class="ipynb-link" href="{name}" download>下载本笔记本（{name}）</a>'
+    links = (f'<p class="edition-links"><a class="ipynb-link" href="{name}" download>下载本笔记本（{name}）</a>'
              f' · ▶ <a class="lite-link" href="{html.escape(lite, quote=True)}">在浏览器版中运行（无需安装）</a></p>')
     nb.cells.insert(1 if nb.cells else 0, _md_cell(links))
     return nb, stills
@@ -270,6 +270,59 @@ def stage(src: Path, *, lite_url: str, jobs: int, stills: bool, student: bool = 
     (src / "web-edition.json").write_text(json.dumps({"root_doc": f"notebooks/{INDEX}"}, indent=2) + "\n",
                                           encoding="utf-8")
     return {"notebooks": len(nbs), "stills": n_stills}
+
+
+# The Chinese font the site ships: the decks' subset of Noto Sans CJK SC, subset again to the characters of the
+# site's pages and scripts in the unicode-range its @font-face in web-edition.css declares (read from there).
+ZH_FONT_FILE = "ch02-noto-sans-sc.woff"
+
+
+def _font_face_ranges(css: str) -> tuple[tuple[int, int], ...]:
+    face = re.search(r"@font-face\s*\{[^}]*" + re.escape(ZH_FONT_FILE) + r"[^}]*\}", css)
+    spec = re.search(r"unicode-range:\s*([^;}]+)", face.group(0)) if face else None
+    if not spec:
+        raise SystemExit(f"{CSS_FILE.name}: no @font-face with a unicode-range for {ZH_FONT_FILE}")
+    return tuple((int(a, 16), int(b or a, 16)) for a, b in re.findall(r"U\+([0-9A-Fa-f]+)(?:-([0-9A-Fa-f]+))?", spec.group(1)))
+
+
+ZH_RANGES = _font_face_ranges(CSS_FILE.read_text(encoding="utf-8"))
+
+
+def site_chinese(out: Path) -> set[str]:
+    """Every character in the font's unicode-range that a page or script of the site (MathJax aside) holds."""
+    chars: set[str] = set()
+    for f in out.rglob("*"):
+        if f.suffix in {".html", ".js"} and f.is_file() and "mathjax" not in f.relative_to(out).parts:
+            chars |= {c for c in f.read_text(encoding="utf-8", errors="replace")
+                      if any(lo <= ord(c) <= hi for lo, hi in ZH_RANGES)}
+    return chars
+
+
+def ship_chinese_font(out: Path) -> int:
+    """Write ``_static/ch02-noto-sans-sc.woff``: the decks' font, subset to :func:`site_chinese`. Returns its size."""
+    from fontTools import subset
+    from fontTools.ttLib import TTFont
+
+    from .deck.font import OUT as DECK_FONT
+
+    font = TTFont(str(DECK_FONT))
+    chars = site_chinese(out)
+    # Curly quotes (Sphinx's smart quotes make them) are in every Latin font: the reader's own fonts draw them.
+    lacking = sorted(c for c in chars if ord(c) not in font.getBestCmap() and c not in "‘’“”")
+    if lacking:
+        raise SystemExit(f"the decks' Chinese font lacks {''.join(lacking)!r}, which the site shows: "
+                         "run python -m publish font (see its --help)")
+    options = subset.Options()
+    options.layout_features = ["*"]
+    options.name_IDs = ["*"]
+    options.notdef_outline = True
+    sub = subset.Subsetter(options)
+    sub.populate(unicodes=sorted(ord(c) for c in chars))
+    sub.subset(font)
+    font.flavor = "woff"
+    target = out / "_static" / ZH_FONT_FILE
+    font.save(str(target))
+    return target.stat().st_size
 
 
 def foreign_references(out: Path) -> list[str]:
@@ -386,6 +439,7 @@ def build(out: Path, *, lite_url: str = DEFAULT_LITE_URL, jobs: int = 1, stills:
             shutil.rmtree(target)
         elif target.exists():
             target.unlink()
+    info["font_bytes"] = ship_chinese_font(out)
     bad = foreign_references(out)
     if bad:
         raise SystemExit("the site would load resources from another host:\n" + "\n".join(bad[:20]))

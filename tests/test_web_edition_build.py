@@ -274,6 +274,25 @@ def test_every_local_link_and_asset_exists(site):
     assert not missing, "links to files or anchors the site does not have:\n" + "\n".join(sorted(missing)[:20])
 
 
+def test_the_site_ships_the_decks_chinese_face_with_every_character_it_shows(site):
+    """A reader's machine may have no CJK font: the site's stylesheet names a font of the site, the decks' Noto Sans
+    SC face, holding every character of its pages and scripts in the font's unicode-range (``web.site_chinese``)."""
+    from fontTools.ttLib import TTFont
+
+    from publish.deck.font import OUT as DECK_FONT
+
+    font_file = site / "_static" / web.ZH_FONT_FILE
+    assert font_file.read_bytes()[:4] == b"wOFF", "the site's font is not a WOFF file"
+    shipped = TTFont(str(font_file))
+    assert shipped["name"].getDebugName(1) == TTFont(str(DECK_FONT))["name"].getDebugName(1) == "Noto Sans CJK SC"
+    shown = web.site_chinese(site)
+    assert {"掩", "码", "缩", "饱", "阈", "，"} <= shown, "the site's Chinese was not found in its pages"
+    lacking = {c for c in shown if ord(c) not in shipped.getBestCmap()}
+    assert not lacking, f"characters the site shows and its font lacks: {''.join(sorted(lacking))}"
+    css = (site / "_static" / "web-edition.css").read_text(encoding="utf-8")
+    assert f'url("{web.ZH_FONT_FILE}")' in css and '"CH02 Noto Sans SC"' in css.split("--pst-font-family-base:")[1]
+
+
 def test_a_guides_link_to_a_repository_file_the_site_lacks_becomes_its_path():
     guide = ("实测见 [benchmarks/results.md](../../benchmarks/results.md#graded-lab)。"
              "先读 [2.5 的指南](02-05-scaling-by-sqrt-dk.md) 和 [笔记本](../../notebooks/02-05-scaling-by-sqrt-dk.ipynb)，"

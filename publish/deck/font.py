@@ -11,7 +11,7 @@ Installing the system font makes the machine itself draw Chinese: to see the dec
 font does, the browser test hides such fonts from Chromium (tests/browser/test_lecture_deck.py).
 
 Subsets Noto Sans CJK SC Regular (SIL Open Font License 1.1) to every CJK character and full-width
-punctuation mark used in the notebooks, the helpers' Chinese messages and the teacher's guide, the
+punctuation mark used in the notebooks, the helpers' Chinese messages and the teacher's guide (all its pages), the
 3,755 characters of GB 2312 level 1 (room for edits) and ASCII; writes an OpenType file into the deck
 template's static folder (the page names it "CH02 Noto Sans SC").
 tests/test_lecture.py fails when a deck slide uses a character the font lacks: then run this again.
@@ -38,8 +38,7 @@ PLOT_SOURCES = ("helpers/ui/plotting.py", "helpers/lessons/causal_view.py", "hel
 
 
 def wanted_text() -> str:
-    files = [*series(), *sorted((ROOT / "helpers").rglob("*.py")),
-             ROOT / "docs" / "teaching" / "README.md"]
+    files = [*series(), *sorted((ROOT / "helpers").rglob("*.py")), *sorted((ROOT / "docs" / "teaching").glob("*.md"))]
     return "".join(p.read_text(encoding="utf-8") for p in files)
 
 

@@ -8,7 +8,10 @@ build's own cache, so local reruns need no network). Then:
   every official Pyodide package is exactly the official lock's entry (npm ``pyodide``); the
   kernel's Pyodide URL is the bundled copy and its PyPI fallback is off; no config names
   another host; no file the site takes from JupyterLite, its extensions or Pyodide's core differs from
-  the upstream file (nothing is patched);
+  the upstream file (nothing is patched), but for the one line the lab page gets: a link to the Chinese font's
+  stylesheet;
+- in a Chromium that sees no CJK system font (a locked lab PC), a notebook's Chinese (its markdown, and the code
+  cells' strings) is drawn in the decks' font, which the site ships;
 - every notebook, opened in JupyterLite in headless Chromium whose requests to any host but
   127.0.0.1 are aborted (and asserted absent), two notebooks at a time in two browsers (``runs``). Each browser
   boots JupyterLite and Pyodide once (again only after a notebook that fails): its first notebook opens on a fresh
@@ -51,6 +54,8 @@ import nbformat
 import pytest
 from conftest import CHROMIUM_ARGS, _missing
 from publish.notebooks import series
+# The CJK-less Chromium and the shipped-font probe of the deck test (fixtures: imported to be used here).
+from test_lecture_deck import DECK_FONT_FILE, _deck_font_drew_chinese, cjk_less_browser, no_cjk_fonts  # noqa: F401
 
 pytestmark = pytest.mark.browser
 
@@ -288,7 +293,9 @@ def test_no_file_of_the_site_is_a_patched_upstream_copy(site_dir, builder):
     own = {"jupyter-lite.json", "overrides.json", "browser-edition.json", "static/pyodide/pyodide-lock.json",
            "build/schemas/all_federated.json", "api/contents/all.json", "api/translations/all.json",
            "api/translations/en.json", *(f"static/pyodide/{added[k]['file']}"
-                                         for k in (manifest["helpers_package"], builder.FONTLIST_PACKAGE))}
+                                         for k in (manifest["helpers_package"], builder.FONTLIST_PACKAGE)),
+           f"{builder.FONT_DIR}/{builder.FONT_CSS.name}", f"{builder.FONT_DIR}/{DECK_FONT_FILE.name}"}
+    app_pages = {f"{app}/index.html" for app in builder.APPS}   # upstream's, plus the font's link (FONT_LINK)
     own_folders = ("files/", manifest["model"]["folder"] + "/")   # the notebooks and the weights: tested above/below
     patched, unknown, compared = [], [], 0
     for path in sorted(p for p in site_dir.rglob("*") if p.is_file()):
@@ -299,11 +306,44 @@ def test_no_file_of_the_site_is_a_patched_upstream_copy(site_dir, builder):
             unknown.append(rel)
             continue
         compared += 1
-        if _sha256(path) != upstream[rel]:
+        data = path.read_bytes()
+        if rel in app_pages:
+            link = builder.FONT_LINK.encode()
+            patched += [f"{rel} (no link to the font)"] if data.count(link + b"</head>") != 1 else []
+            data = data.replace(link, b"")
+        if hashlib.sha256(data).hexdigest() != upstream[rel]:
             patched.append(rel)
     assert not patched, f"files of the site that differ from their upstream copy: {patched}"
     assert not unknown, f"files of the site with no upstream copy, not written by the build either: {unknown}"
     assert any(r.startswith("build/") and r.endswith(".js") for r in upstream) and compared > 400, compared
+
+
+def test_chinese_is_drawn_in_the_shipped_font(site, site_dir, builder, cjk_less_browser):
+    """The site's stylesheet declares the decks' font (a copy of the file) and comes after the reader's own fonts;
+    in a Chromium that sees no CJK font, 2.10's markdown and code are drawn in it (the kernel is not needed)."""
+    css = (site_dir / builder.FONT_DIR / builder.FONT_CSS.name).read_text(encoding="utf-8")
+    assert f'url("{DECK_FONT_FILE.name}")' in css and "unicode-range" in css
+    assert (site_dir / builder.FONT_DIR / DECK_FONT_FILE.name).read_bytes() == DECK_FONT_FILE.read_bytes()
+    name = "02-10-causal-mask.ipynb"
+    foreign: list[str] = []
+    ctx = cjk_less_browser.new_context(viewport={"width": 1280, "height": 900}, device_scale_factor=1)
+    lite.block_foreign_hosts(ctx, foreign)
+    try:
+        pg = ctx.new_page()
+        pg.set_default_timeout(120_000)
+        pg.goto(f"{site.url}/lab/index.html?path={name}")
+        pg.wait_for_function("() => document.querySelectorAll('.jp-NotebookPanel .jp-RenderedMarkdown').length > 5")
+        pg.evaluate("() => document.fonts.ready")
+        cdp = ctx.new_cdp_session(pg)
+        cdp.send("DOM.enable")
+        cdp.send("CSS.enable")
+        checked = _deck_font_drew_chinese(pg, cdp, ".jp-NotebookPanel .jp-Cell", f"browser edition, {name}")
+        assert len(checked) >= 20, f"{name}: only {len(checked)} elements with Chinese text: the probe missed the page"
+        in_code = pg.evaluate("() => document.querySelectorAll('.jp-CodeCell .jp-InputArea [data-font-probe]').length")
+        assert in_code > 0, f"{name}: no Chinese in a code cell was checked"
+    finally:
+        ctx.close()
+    assert not foreign, f"requests to other hosts: {foreign[:5]}"
 
 
 def test_site_carries_the_pinned_weights(site_dir):

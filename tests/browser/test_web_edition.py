@@ -11,7 +11,9 @@ static file server on 127.0.0.1. Every request the pages make to any other host 
   short word ("2.4") over two lines;
 - searching a Chinese word, or a phrase typed without spaces, lists the notebook about it;
 - the previous/next links walk the series in order;
-- a widget's still shows its first view (the 2.5 explorer's image) and points to the browser edition.
+- a widget's still shows its first view (the 2.5 explorer's image) and points to the browser edition;
+- in a Chromium that sees no CJK system font (a locked lab PC), a notebook page's, the teacher's guide's and the
+  search page's Chinese is drawn in the font the site ships (``_static/ch02-noto-sans-sc.woff``).
 """
 
 from __future__ import annotations
@@ -28,6 +30,8 @@ import pytest
 
 from publish.web import PROSE_MARKUP
 from publish.notebooks import series
+# The CJK-less Chromium and the shipped-font probe of the deck test (fixtures: imported to be used here).
+from test_lecture_deck import _deck_font_drew_chinese, cjk_less_browser, no_cjk_fonts  # noqa: F401
 
 pytestmark = [pytest.mark.browser, pytest.mark.editions]
 
@@ -203,6 +207,29 @@ def test_widget_still_shows_the_first_view(site, phone):
     assert all(s["lite"] and "/lite/lab/index.html?path=02-05-scaling-by-sqrt-dk.ipynb" in s["lite"] for s in stills)
     assert any(s["imgs"] for s in stills), "no still of 2.5 shows the explorer's image"
     assert not any("VBox(" in s["text"] for s in stills), "a still shows the widget's text repr"
+
+
+def test_chinese_is_drawn_in_the_shipped_font(site, cjk_less_browser):
+    _, url = site
+    ctx = cjk_less_browser.new_context(viewport=PHONE, device_scale_factor=1, is_mobile=True, has_touch=True)
+    try:
+        pg = ctx.new_page()
+        pg.set_default_timeout(60_000)
+        cdp = ctx.new_cdp_session(pg)
+        cdp.send("DOM.enable")
+        cdp.send("CSS.enable")
+        for page, root, at_least in (("notebooks/02-10-causal-mask.html", "article.bd-article", 40),
+                                     ("docs/teaching/README.html", "article.bd-article", 40),
+                                     (f"search.html?q={urllib.parse.quote('掩码')}", "body", 3)):
+            _open(pg, f"{url}/{page}")
+            if page.startswith("search"):
+                pg.wait_for_function("() => document.querySelectorAll('#search-results ul.search li').length > 0")
+            pg.evaluate("() => document.querySelectorAll('details').forEach(d => { d.open = true; })")  # folded code
+            pg.evaluate("() => document.fonts.ready")
+            checked = _deck_font_drew_chinese(pg, cdp, root, f"web edition {page}")
+            assert len(checked) >= at_least, f"{page}: only {len(checked)} elements with Chinese text: the probe missed it"
+    finally:
+        ctx.close()
 
 
 def test_no_request_left_the_host(site, phone):

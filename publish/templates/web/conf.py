@@ -38,7 +38,10 @@ mathjax_path = "mathjax/MathJax.js?config=TeX-AMS-MML_HTMLorMML-full"
 mathjax2_config = {
     "tex2jax": {"inlineMath": [["\\(", "\\)"]], "displayMath": [["\\[", "\\]"]],
                 "processEscapes": False, "processClass": "math", "ignoreClass": "document"},
+    # undefinedFamily: the family of a character MathJax's fonts lack (Chinese in \text{...}); MathJax's own
+    # default plus the site's Chinese font (web-edition.css) before the generic serif.
     "HTML-CSS": {"availableFonts": [], "preferredFont": None, "webFont": "STIX-Web", "imageFont": None,
+                 "undefinedFamily": "STIXGeneral,'Arial Unicode MS','CH02 Noto Sans SC',serif",
                  "linebreaks": {"automatic": True}},
     "CommonHTML": {"linebreaks": {"automatic": True}},
     "MathMenu": {"showLocale": False},
@@ -47,7 +50,10 @@ mathjax2_config = {
 html_theme = "sphinx_book_theme"
 html_title = "Self-Attention：Q/K/V 与缩放点积（第 2 章）"
 html_static_path = ["_static"]
-html_css_files = ["web-edition.css"]
+# The Chinese font (web-edition.css; written into _static after Sphinx, by publish/web.py ship_chinese_font) is
+# preloaded: Chromium left text laid out while it was still loading (a bold toctree caption) in boxes.
+html_css_files = ["web-edition.css", ("ch02-noto-sans-sc.woff", {"rel": "preload", "as": "font", "type": "font/woff",
+                                                                 "crossorigin": "anonymous"})]
 html_copy_source = False
 html_show_sourcelink = False
 html_search_language = "zh"
