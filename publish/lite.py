@@ -54,6 +54,7 @@ from pathlib import Path
 from helpers.model import browser as model_browser
 from helpers.model import cache as model_cache
 
+from .deck.font import OUT as DECK_FONT
 from .notebooks import ROOT, series
 
 PYODIDE_VERSION = "0.27.7"
@@ -411,17 +412,15 @@ FONT_DIR = "ch02-font"
 #: The one line the build adds to JupyterLite's app page (no other file of JupyterLite's is changed). The font is
 #: preloaded: Chromium drew a floated span laid out while the font was still loading (the 「校验 …」 tag of a hidden
 #: reveal) in boxes, and did not redraw it once the font had come.
-FONT_LINK = (f'<link rel="preload" href="../{FONT_DIR}/NotoSansSC-ch02.otf" as="font" type="font/otf" crossorigin>'
+FONT_LINK = (f'<link rel="preload" href="../{FONT_DIR}/{DECK_FONT.name}" as="font" type="font/otf" crossorigin>'
              f'<link rel="stylesheet" href="../{FONT_DIR}/{FONT_CSS.name}">')
 
 
 def add_chinese_font(built: Path) -> None:
     """Copy the decks' Chinese font and ``FONT_CSS`` into ``built/ch02-font/`` and link the stylesheet from each
     app page (``lab/index.html``: ``FONT_LINK`` before its ``</head>``)."""
-    from .deck.font import OUT as DECK_FONT
-
-    if f"/{DECK_FONT.name}\"" not in FONT_LINK or f'url("{DECK_FONT.name}")' not in FONT_CSS.read_text(encoding="utf-8"):
-        raise SystemExit(f"{FONT_CSS.name} and FONT_LINK must name the decks' font file, {DECK_FONT.name}")
+    if f'url("{DECK_FONT.name}")' not in FONT_CSS.read_text(encoding="utf-8"):
+        raise SystemExit(f"{FONT_CSS.name} must name the decks' font file, {DECK_FONT.name}")
     folder = built / FONT_DIR
     folder.mkdir()
     shutil.copyfile(DECK_FONT, folder / DECK_FONT.name)

@@ -198,22 +198,29 @@ def _toctree(entries: list[str], caption: str) -> str:
     return "```{toctree}\n:hidden:\n:caption: " + caption + "\n\n" + "\n".join(entries) + "\n```\n"
 
 
-_MD_LINK = re.compile(r"\[([^\]\n]+)\]\(([^)\s#]+)(#[^)\s]*)?\)")
+_MD_LINK = re.compile(r"(?<!!)\[([^\]\n]+)\]\(([^)\s#]+)(#[^)\s]*)?\)")
+_MD_CODE = re.compile(r"(```.*?```|`[^`\n]*`)", re.S)
 
 
 def off_site_links_as_paths(markdown: str) -> str:
     """A guide's links to repository files the site does not ship (``../../benchmarks/results.md#…``), as their
     path in code type with a note, instead of a link that goes nowhere. A guide's Markdown lives in
-    ``docs/teaching/``; what the site has from the repository is that folder and ``notebooks/``."""
+    ``docs/teaching/``; what the site has from the repository is that folder and ``notebooks/``. Code (spans and
+    fenced blocks) and images are left as they are; a link out of the repository stops the build."""
     def swap(m: re.Match) -> str:
-        target = m.group(2)
+        text, target = m.group(1), m.group(2)
         if re.match(r"^[a-z][a-z0-9+.-]*:", target, re.I):
             return m.group(0)  # a web address
         path = (TEACHING / target).resolve()
         if path.is_relative_to(TEACHING) or path.is_relative_to(NOTEBOOKS):
             return m.group(0)
-        return f"`{path.relative_to(ROOT).as_posix()}`（项目仓库里的文件，网页版不含）"
-    return _MD_LINK.sub(swap, markdown)
+        if not path.is_relative_to(ROOT):
+            raise SystemExit(f"docs/teaching: the link [{text}]({target}) leaves the repository")
+        rel = path.relative_to(ROOT).as_posix()
+        note = "项目仓库里的文件，网页版不含"
+        return f"`{rel}`（{note}）" if text.strip("`") == rel else f"{text}（`{rel}`，{note}）"
+    parts = _MD_CODE.split(markdown)  # odd items: code, kept as written
+    return "".join(part if k % 2 else _MD_LINK.sub(swap, part) for k, part in enumerate(parts))
 
 
 def stage(src: Path, *, lite_url: str, jobs: int, stills: bool, student: bool = False, log=print) -> dict:
@@ -278,11 +285,19 @@ ZH_FONT_FILE = "ch02-noto-sans-sc.woff"
 
 
 def _font_face_ranges(css: str) -> tuple[tuple[int, int], ...]:
+    """The unicode-range of the @font-face naming ZH_FONT_FILE, as (first, last) code points; only the plain
+    ``U+XXXX`` and ``U+XXXX-YYYY`` forms are accepted."""
     face = re.search(r"@font-face\s*\{[^}]*" + re.escape(ZH_FONT_FILE) + r"[^}]*\}", css)
     spec = re.search(r"unicode-range:\s*([^;}]+)", face.group(0)) if face else None
     if not spec:
         raise SystemExit(f"{CSS_FILE.name}: no @font-face with a unicode-range for {ZH_FONT_FILE}")
-    return tuple((int(a, 16), int(b or a, 16)) for a, b in re.findall(r"U\+([0-9A-Fa-f]+)(?:-([0-9A-Fa-f]+))?", spec.group(1)))
+    ranges = []
+    for token in spec.group(1).split(","):
+        m = re.fullmatch(r"\s*[Uu]\+([0-9A-Fa-f]{1,6})(?:-([0-9A-Fa-f]{1,6}))?\s*", token)
+        if not m:
+            raise SystemExit(f"{CSS_FILE.name}: unicode-range entry {token.strip()!r} is not U+XXXX or U+XXXX-YYYY")
+        ranges.append((int(m.group(1), 16), int(m.group(2) or m.group(1), 16)))
+    return tuple(ranges)
 
 
 ZH_RANGES = _font_face_ranges(CSS_FILE.read_text(encoding="utf-8"))
@@ -307,8 +322,7 @@ def ship_chinese_font(out: Path) -> int:
 
     font = TTFont(str(DECK_FONT))
     chars = site_chinese(out)
-    # Curly quotes (Sphinx's smart quotes make them) are in every Latin font: the reader's own fonts draw them.
-    lacking = sorted(c for c in chars if ord(c) not in font.getBestCmap() and c not in "‘’“”")
+    lacking = sorted(c for c in chars if ord(c) not in font.getBestCmap())
     if lacking:
         raise SystemExit(f"the decks' Chinese font lacks {''.join(lacking)!r}, which the site shows: "
                          "run python -m publish font (see its --help)")

@@ -12,6 +12,7 @@ import base64
 import html
 import json
 import re
+import urllib.parse
 from pathlib import Path
 
 import nbformat
@@ -258,8 +259,8 @@ def test_every_local_link_and_asset_exists(site):
 
     def has_id(page: Path, frag: str) -> bool:
         if page not in ids:
-            ids[page] = set(re.findall(r"""\bid\s*=\s*["']([^"']+)["']""", page.read_text(encoding="utf-8")))
-        return html.unescape(frag) in ids[page]
+            ids[page] = set(re.findall(r"""(?<![\w-])id\s*=\s*["']([^"']+)["']""", page.read_text(encoding="utf-8")))
+        return urllib.parse.unquote(html.unescape(frag)) in ids[page]
 
     for page in site.rglob("*.html"):
         for ref in re.findall(r"""\b(?:href|src)\s*=\s*["']([^"']+)["']""", page.read_text(encoding="utf-8")):
@@ -285,22 +286,33 @@ def test_the_site_ships_the_decks_chinese_face_with_every_character_it_shows(sit
     assert font_file.read_bytes()[:4] == b"wOFF", "the site's font is not a WOFF file"
     shipped = TTFont(str(font_file))
     assert shipped["name"].getDebugName(1) == TTFont(str(DECK_FONT))["name"].getDebugName(1) == "Noto Sans CJK SC"
-    shown = web.site_chinese(site)
+    shown = {c for f in site.rglob("*") if f.suffix in {".html", ".js"} and "mathjax" not in f.parts
+             for c in f.read_text(encoding="utf-8") if 0x3000 <= ord(c) <= 0x9FFF or 0xFF00 <= ord(c) <= 0xFFEF}
     assert {"掩", "码", "缩", "饱", "阈", "，"} <= shown, "the site's Chinese was not found in its pages"
     lacking = {c for c in shown if ord(c) not in shipped.getBestCmap()}
     assert not lacking, f"characters the site shows and its font lacks: {''.join(sorted(lacking))}"
     css = (site / "_static" / "web-edition.css").read_text(encoding="utf-8")
     assert f'url("{web.ZH_FONT_FILE}")' in css and '"CH02 Noto Sans SC"' in css.split("--pst-font-family-base:")[1]
+    # Each page preloads the very URL the stylesheet asks for (a ?v= on one of them would fetch the font twice).
+    for page in [site / "notebooks" / f"{SERIES[0][:-6]}.html", site / "docs" / "teaching" / "README.html"]:
+        hrefs = re.findall(r'<link as="font"[^>]*rel="preload"[^>]*href="([^"]+)"', page.read_text(encoding="utf-8"))
+        assert [(page.parent / h).resolve() for h in hrefs] == [(site / "_static" / web.ZH_FONT_FILE).resolve()], hrefs
 
 
 def test_a_guides_link_to_a_repository_file_the_site_lacks_becomes_its_path():
     guide = ("实测见 [benchmarks/results.md](../../benchmarks/results.md#graded-lab)。"
              "先读 [2.5 的指南](02-05-scaling-by-sqrt-dk.md) 和 [笔记本](../../notebooks/02-05-scaling-by-sqrt-dk.ipynb)，"
-             "再看 [MyST](https://mystmd.org/guide) 与 [README](../../README.md)。")
+             "再看 [MyST](https://mystmd.org/guide) 与 [说明](../../README.md)；"
+             "代码 `[x](../../README.md)` 和图 ![图](../../docs/img/deck-explorer.png) 照旧。\n"
+             "```\n[y](../../README.md)\n```\n")
     assert web.off_site_links_as_paths(guide) == (
         "实测见 `benchmarks/results.md`（项目仓库里的文件，网页版不含）。"
         "先读 [2.5 的指南](02-05-scaling-by-sqrt-dk.md) 和 [笔记本](../../notebooks/02-05-scaling-by-sqrt-dk.ipynb)，"
-        "再看 [MyST](https://mystmd.org/guide) 与 `README.md`（项目仓库里的文件，网页版不含）。")
+        "再看 [MyST](https://mystmd.org/guide) 与 说明（`README.md`，项目仓库里的文件，网页版不含）；"
+        "代码 `[x](../../README.md)` 和图 ![图](../../docs/img/deck-explorer.png) 照旧。\n"
+        "```\n[y](../../README.md)\n```\n")
+    with pytest.raises(SystemExit, match="leaves the repository"):
+        web.off_site_links_as_paths("[x](../../../../etc/hosts)")
 
 
 def test_student_site_has_no_solutions_and_no_guide(tmp_path):

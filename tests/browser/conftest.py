@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import secrets
 import shutil
 import socket
@@ -37,6 +38,7 @@ from pathlib import Path
 
 import pytest
 from lab_driver import BROKEN_PROBE_NAME, PROBE_NAME, make_probe_notebook
+from publish.deck.font import OUT as DECK_FONT_OUT
 
 ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOKS = ROOT / "notebooks"
@@ -289,3 +291,95 @@ def widget_budget_s() -> float:
     # benchmark figure (python -m benchmarks), and the settle times land in
     # artifacts/screenshots/browser-summary.json.
     return float(os.environ.get("BROWSER_WIDGET_BUDGET_S", "10.0"))
+
+
+# --------------------------------------------------------------------------- Chinese on a machine without a CJK font
+# The decks, the presentation view, the web and the browser editions ship the decks' font; these check it in a
+# Chromium that sees no CJK system font (test_lecture_deck, test_presentation_view, test_web_edition,
+# test_browser_edition).
+# The deck's Chinese font: the family its template declares (@font-face) and the file it ships.
+DECK_FONT = "CH02 Noto Sans SC"
+DECK_FONT_FILE = DECK_FONT_OUT
+HAN = re.compile("[\u4e00-\u9fff]")
+# Fonts that cover Chinese, Japanese or Korean (fontconfig languages): hidden from the test's Chromium.
+CJK_LANGS = ("zh-cn", "zh-tw", "zh-hk", "ja", "ko")
+
+# Every drawn element under the selector whose own text holds a Chinese character: marked data-font-probe=i
+# (for DevTools), with that text and its computed font-family. MathJax's copy for screen readers is not drawn.
+MARK_CHINESE = """sel => {
+  document.querySelectorAll('[data-font-probe]').forEach(e => e.removeAttribute('data-font-probe'));
+  const out = [];
+  document.querySelectorAll(sel).forEach(root => {
+    const walk = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+    let t;
+    while ((t = walk.nextNode())) {
+      const el = t.parentElement;
+      if (!/[\\u4e00-\\u9fff]/.test(t.nodeValue) || !el || el.dataset.fontProbe !== undefined) continue;
+      if (el.closest('mjx-assistive-mml') || !el.getClientRects().length) continue;
+      el.dataset.fontProbe = String(out.length);
+      out.push({own: Array.from(el.childNodes).filter(c => c.nodeType === 3).map(c => c.nodeValue).join(''),
+                family: getComputedStyle(el).fontFamily, tag: el.tagName.toLowerCase()});
+    }
+  });
+  return out;
+}"""
+
+
+@pytest.fixture(scope="module")
+def no_cjk_fonts(tmp_path_factory) -> dict:
+    """The environment of a Chromium that sees no CJK system font, whatever this machine has installed: a fontconfig
+    that reads the system's configuration and rejects every font covering Chinese, Japanese or Korean."""
+    d = tmp_path_factory.mktemp("fontconfig")
+    rejects = "".join(f"<pattern><patelt name=\"lang\"><string>{lang}</string></patelt></pattern>" for lang in CJK_LANGS)
+    conf = d / "fonts.conf"
+    conf.write_text('<?xml version="1.0"?>\n<!DOCTYPE fontconfig SYSTEM "urn:fontconfig:fonts.dtd">\n<fontconfig>\n'
+                    '  <include ignore_missing="yes">/etc/fonts/fonts.conf</include>\n'
+                    f"  <cachedir>{d / 'cache'}</cachedir>\n"
+                    f"  <selectfont><rejectfont>{rejects}</rejectfont></selectfont>\n</fontconfig>\n", encoding="utf-8")
+    env = {**os.environ, "FONTCONFIG_FILE": str(conf)}
+    if shutil.which("fc-list"):  # fontconfig's own tool, where installed: the configuration hides them
+        seen = subprocess.run(["fc-list", ":lang=zh-cn", "family"], env=env, capture_output=True, text=True,
+                              timeout=300).stdout
+        assert not seen.strip(), f"the test's fontconfig still shows CJK fonts: {seen}"
+    return env
+
+
+@pytest.fixture(scope="module")
+def cjk_less_browser(browser, chromium_path, no_cjk_fonts):
+    """A second Chromium from the session's Playwright, started with the CJK-less fontconfig."""
+    b = browser.browser_type.launch(executable_path=chromium_path, headless=True, args=CHROMIUM_ARGS, env=no_cjk_fonts)
+    try:
+        yield b
+    finally:
+        b.close()
+
+
+def _deck_font_drew_chinese(pg, cdp, sel: str, where: str) -> list[dict]:
+    """Every drawn element under sel with Chinese in its own text: its computed font-family names the deck's font,
+    and the fonts Chromium drew its text with (DevTools' CSS.getPlatformFontsForNode) give the deck's font file at
+    least one glyph per Chinese character. Returns the elements checked."""
+    from fontTools.ttLib import TTFont
+
+    shipped = TTFont(str(DECK_FONT_FILE))["name"].getDebugName(1)  # the family name inside the shipped file
+    found = pg.evaluate(MARK_CHINESE, sel)
+    root = cdp.send("DOM.getDocument", {"depth": 0})["root"]["nodeId"]
+    for i, el in enumerate(found):
+        assert DECK_FONT in el["family"], f"{where}: <{el['tag']}> {el['own']!r} is set in {el['family']}"
+        node = cdp.send("DOM.querySelector", {"nodeId": root, "selector": f'[data-font-probe="{i}"]'})["nodeId"]
+        fonts = cdp.send("CSS.getPlatformFontsForNode", {"nodeId": node})["fonts"]
+        ours = sum(f["glyphCount"] for f in fonts if f["isCustomFont"] and f["familyName"] == shipped)
+        assert ours >= len(HAN.findall(el["own"])), \
+            f"{where}: <{el['tag']}> {el['own']!r} was drawn with {fonts}, not the deck's font ({shipped})"
+    return found
+
+
+def chinese_drawn_in_shipped_font(pg, sel: str, where: str, at_least: int) -> list[dict]:
+    """Once the page's fonts are ready: :func:`_deck_font_drew_chinese` over ``sel`` in a DevTools session of its
+    own, and at least ``at_least`` elements with Chinese text were checked (else the probe missed the page)."""
+    pg.evaluate("() => document.fonts.ready")
+    cdp = pg.context.new_cdp_session(pg)
+    cdp.send("DOM.enable")
+    cdp.send("CSS.enable")
+    checked = _deck_font_drew_chinese(pg, cdp, sel, where)
+    assert len(checked) >= at_least, f"{where}: only {len(checked)} elements with Chinese text: the probe missed it"
+    return checked

@@ -52,10 +52,8 @@ import lab_driver as lab
 import lite_driver as lite
 import nbformat
 import pytest
-from conftest import CHROMIUM_ARGS, _missing
+from conftest import CHROMIUM_ARGS, DECK_FONT_FILE, _missing, chinese_drawn_in_shipped_font
 from publish.notebooks import series
-# The CJK-less Chromium and the shipped-font probe of the deck test (fixtures: imported to be used here).
-from test_lecture_deck import DECK_FONT_FILE, _deck_font_drew_chinese, cjk_less_browser, no_cjk_fonts  # noqa: F401
 
 pytestmark = pytest.mark.browser
 
@@ -333,12 +331,7 @@ def test_chinese_is_drawn_in_the_shipped_font(site, site_dir, builder, cjk_less_
         pg.set_default_timeout(120_000)
         pg.goto(f"{site.url}/lab/index.html?path={name}")
         pg.wait_for_function("() => document.querySelectorAll('.jp-NotebookPanel .jp-RenderedMarkdown').length > 5")
-        pg.evaluate("() => document.fonts.ready")
-        cdp = ctx.new_cdp_session(pg)
-        cdp.send("DOM.enable")
-        cdp.send("CSS.enable")
-        checked = _deck_font_drew_chinese(pg, cdp, ".jp-NotebookPanel .jp-Cell", f"browser edition, {name}")
-        assert len(checked) >= 20, f"{name}: only {len(checked)} elements with Chinese text: the probe missed the page"
+        chinese_drawn_in_shipped_font(pg, ".jp-NotebookPanel .jp-Cell", f"browser edition, {name}", 20)
         in_code = pg.evaluate("() => document.querySelectorAll('.jp-CodeCell .jp-InputArea [data-font-probe]').length")
         assert in_code > 0, f"{name}: no Chinese in a code cell was checked"
     finally:

@@ -21,7 +21,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
 import time
@@ -30,10 +29,9 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-from conftest import ARTIFACTS, CHROMIUM_ARGS, _free_port
+from conftest import ARTIFACTS, DECK_FONT, _deck_font_drew_chinese, _free_port
 
 from publish.deck import DECKS
-from publish.deck.serve import SHARE
 
 pytestmark = pytest.mark.browser
 
@@ -41,32 +39,6 @@ LOCAL = {"127.0.0.1", "localhost", "::1"}
 # What a notebook reader sees but a projector may not draw (no emoji font: a box) or a class cannot do.
 NOTEBOOK_ONLY = re.compile("[\U0001F300-\U0001FAFF\u2705\u274C]|运行下一格")
 TIMINGS: dict[str, dict] = {}
-# The deck's Chinese font: the family its template declares (@font-face) and the file it ships.
-DECK_FONT = "CH02 Noto Sans SC"
-DECK_FONT_FILE = SHARE / "voila" / "templates" / "ch02-deck" / "static" / "NotoSansSC-ch02.otf"
-HAN = re.compile("[\u4e00-\u9fff]")
-# Fonts that cover Chinese, Japanese or Korean (fontconfig languages): hidden from the test's Chromium.
-CJK_LANGS = ("zh-cn", "zh-tw", "zh-hk", "ja", "ko")
-
-# Every drawn element under the selector whose own text holds a Chinese character: marked data-font-probe=i
-# (for DevTools), with that text and its computed font-family. MathJax's copy for screen readers is not drawn.
-MARK_CHINESE = """sel => {
-  document.querySelectorAll('[data-font-probe]').forEach(e => e.removeAttribute('data-font-probe'));
-  const out = [];
-  document.querySelectorAll(sel).forEach(root => {
-    const walk = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
-    let t;
-    while ((t = walk.nextNode())) {
-      const el = t.parentElement;
-      if (!/[\\u4e00-\\u9fff]/.test(t.nodeValue) || !el || el.dataset.fontProbe !== undefined) continue;
-      if (el.closest('mjx-assistive-mml') || !el.getClientRects().length) continue;
-      el.dataset.fontProbe = String(out.length);
-      out.push({own: Array.from(el.childNodes).filter(c => c.nodeType === 3).map(c => c.nodeValue).join(''),
-                family: getComputedStyle(el).fontFamily, tag: el.tagName.toLowerCase()});
-    }
-  });
-  return out;
-}"""
 
 # Everything the checks read from the current slide, in one round trip.
 SLIDE_PROBE = """() => {
@@ -165,35 +137,6 @@ def deck_url(request, tmp_path, chromium_path):
             (ARTIFACTS / "deck-timings.json").write_text(json.dumps(TIMINGS, indent=1), encoding="utf-8")
 
 
-@pytest.fixture(scope="module")
-def no_cjk_fonts(tmp_path_factory) -> dict:
-    """The environment of a Chromium that sees no CJK system font, whatever this machine has installed: a fontconfig
-    that reads the system's configuration and rejects every font covering Chinese, Japanese or Korean."""
-    d = tmp_path_factory.mktemp("fontconfig")
-    rejects = "".join(f"<pattern><patelt name=\"lang\"><string>{lang}</string></patelt></pattern>" for lang in CJK_LANGS)
-    conf = d / "fonts.conf"
-    conf.write_text('<?xml version="1.0"?>\n<!DOCTYPE fontconfig SYSTEM "urn:fontconfig:fonts.dtd">\n<fontconfig>\n'
-                    '  <include ignore_missing="yes">/etc/fonts/fonts.conf</include>\n'
-                    f"  <cachedir>{d / 'cache'}</cachedir>\n"
-                    f"  <selectfont><rejectfont>{rejects}</rejectfont></selectfont>\n</fontconfig>\n", encoding="utf-8")
-    env = {**os.environ, "FONTCONFIG_FILE": str(conf)}
-    if shutil.which("fc-list"):  # fontconfig's own tool, where installed: the configuration hides them
-        seen = subprocess.run(["fc-list", ":lang=zh-cn", "family"], env=env, capture_output=True, text=True,
-                              timeout=300).stdout
-        assert not seen.strip(), f"the test's fontconfig still shows CJK fonts: {seen}"
-    return env
-
-
-@pytest.fixture(scope="module")
-def cjk_less_browser(browser, chromium_path, no_cjk_fonts):
-    """A second Chromium from the session's Playwright, started with the CJK-less fontconfig."""
-    b = browser.browser_type.launch(executable_path=chromium_path, headless=True, args=CHROMIUM_ARGS, env=no_cjk_fonts)
-    try:
-        yield b
-    finally:
-        b.close()
-
-
 @pytest.fixture
 def page720(cjk_less_browser):
     ctx = cjk_less_browser.new_context(viewport={"width": 1280, "height": 720}, device_scale_factor=1)
@@ -203,25 +146,6 @@ def page720(cjk_less_browser):
         yield pg
     finally:
         ctx.close()
-
-
-def _deck_font_drew_chinese(pg, cdp, sel: str, where: str) -> list[dict]:
-    """Every drawn element under sel with Chinese in its own text: its computed font-family names the deck's font,
-    and the fonts Chromium drew its text with (DevTools' CSS.getPlatformFontsForNode) give the deck's font file at
-    least one glyph per Chinese character. Returns the elements checked."""
-    from fontTools.ttLib import TTFont
-
-    shipped = TTFont(str(DECK_FONT_FILE))["name"].getDebugName(1)  # the family name inside the shipped file
-    found = pg.evaluate(MARK_CHINESE, sel)
-    root = cdp.send("DOM.getDocument", {"depth": 0})["root"]["nodeId"]
-    for i, el in enumerate(found):
-        assert DECK_FONT in el["family"], f"{where}: <{el['tag']}> {el['own']!r} is set in {el['family']}"
-        node = cdp.send("DOM.querySelector", {"nodeId": root, "selector": f'[data-font-probe="{i}"]'})["nodeId"]
-        fonts = cdp.send("CSS.getPlatformFontsForNode", {"nodeId": node})["fonts"]
-        ours = sum(f["glyphCount"] for f in fonts if f["isCustomFont"] and f["familyName"] == shipped)
-        assert ours >= len(HAN.findall(el["own"])), \
-            f"{where}: <{el['tag']}> {el['own']!r} was drawn with {fonts}, not the deck's font ({shipped})"
-    return found
 
 
 def _move_sliders(pg, n: int, budget_s: float) -> None:

@@ -30,11 +30,7 @@ from pathlib import Path
 import lab_driver as lab
 import nbformat
 import pytest
-
-# The CJK-less Chromium and the shipped-font probe of the deck test (fixtures: imported to be used here).
-from test_lecture_deck import _deck_font_drew_chinese, cjk_less_browser, no_cjk_fonts  # noqa: F401
-
-from conftest import ARTIFACTS, _free_port, _missing
+from conftest import ARTIFACTS, _free_port, _missing, chinese_drawn_in_shipped_font
 from publish.deck.serve import EXTENSIONS
 from publish.notebooks import series
 
@@ -240,12 +236,7 @@ def test_chinese_is_drawn_in_the_shipped_font(voila_server, cjk_less_browser):
         pg.goto(voila_server.render_url(name), wait_until="domcontentloaded")
         pg.wait_for_function("() => document.querySelectorAll('#rendered_cells .jupyter-widgets').length > 0")
         pg.wait_for_load_state("networkidle")
-        pg.evaluate("() => document.fonts.ready")
-        cdp = ctx.new_cdp_session(pg)
-        cdp.send("DOM.enable")
-        cdp.send("CSS.enable")
-        checked = _deck_font_drew_chinese(pg, cdp, "#rendered_cells", f"presentation view of {name}")
-        assert len(checked) >= 20, f"{name}: only {len(checked)} elements with Chinese text found: the probe missed the page"
+        chinese_drawn_in_shipped_font(pg, "#rendered_cells", f"presentation view of {name}", 20)
         in_widgets = pg.evaluate("() => document.querySelectorAll('#rendered_cells .jupyter-widgets [data-font-probe]').length")
         assert in_widgets > 0, f"{name}: no Chinese text of a widget was checked"
     finally:

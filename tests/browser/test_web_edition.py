@@ -28,10 +28,9 @@ from pathlib import Path
 import nbformat
 import pytest
 
+from conftest import chinese_drawn_in_shipped_font
 from publish.web import PROSE_MARKUP
 from publish.notebooks import series
-# The CJK-less Chromium and the shipped-font probe of the deck test (fixtures: imported to be used here).
-from test_lecture_deck import _deck_font_drew_chinese, cjk_less_browser, no_cjk_fonts  # noqa: F401
 
 pytestmark = [pytest.mark.browser, pytest.mark.editions]
 
@@ -215,9 +214,6 @@ def test_chinese_is_drawn_in_the_shipped_font(site, cjk_less_browser):
     try:
         pg = ctx.new_page()
         pg.set_default_timeout(60_000)
-        cdp = ctx.new_cdp_session(pg)
-        cdp.send("DOM.enable")
-        cdp.send("CSS.enable")
         for page, root, at_least in (("notebooks/02-10-causal-mask.html", "article.bd-article", 40),
                                      ("docs/teaching/README.html", "article.bd-article", 40),
                                      (f"search.html?q={urllib.parse.quote('掩码')}", "body", 3)):
@@ -225,9 +221,7 @@ def test_chinese_is_drawn_in_the_shipped_font(site, cjk_less_browser):
             if page.startswith("search"):
                 pg.wait_for_function("() => document.querySelectorAll('#search-results ul.search li').length > 0")
             pg.evaluate("() => document.querySelectorAll('details').forEach(d => { d.open = true; })")  # folded code
-            pg.evaluate("() => document.fonts.ready")
-            checked = _deck_font_drew_chinese(pg, cdp, root, f"web edition {page}")
-            assert len(checked) >= at_least, f"{page}: only {len(checked)} elements with Chinese text: the probe missed it"
+            chinese_drawn_in_shipped_font(pg, root, f"web edition {page}", at_least)
     finally:
         ctx.close()
 
