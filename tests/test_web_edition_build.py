@@ -277,7 +277,8 @@ def test_every_local_link_and_asset_exists(site):
 
 def test_the_site_ships_the_decks_chinese_face_with_every_character_it_shows(site):
     """A reader's machine may have no CJK font: the site's stylesheet names a font of the site, the decks' Noto Sans
-    SC face, holding every character of its pages and scripts in the font's unicode-range (``web.site_chinese``)."""
+    SC face, holding every CJK character and full-width form of its pages and scripts (found here, not by the build's
+    own ``web.site_chinese``)."""
     from fontTools.ttLib import TTFont
 
     from publish.deck.font import OUT as DECK_FONT
@@ -292,7 +293,9 @@ def test_the_site_ships_the_decks_chinese_face_with_every_character_it_shows(sit
     lacking = {c for c in shown if ord(c) not in shipped.getBestCmap()}
     assert not lacking, f"characters the site shows and its font lacks: {''.join(sorted(lacking))}"
     css = (site / "_static" / "web-edition.css").read_text(encoding="utf-8")
-    assert f'url("{web.ZH_FONT_FILE}")' in css and '"CH02 Noto Sans SC"' in css.split("--pst-font-family-base:")[1]
+    assert f'url("{web.ZH_FONT_FILE}")' in css
+    for var in ("base", "heading", "monospace"):  # the theme's three font stacks end with it
+        assert re.search(rf'--pst-font-family-{var}:[^;]*, "CH02 Noto Sans SC";', css), var
     # Each page preloads the very URL the stylesheet asks for (a ?v= on one of them would fetch the font twice).
     for page in [site / "notebooks" / f"{SERIES[0][:-6]}.html", site / "docs" / "teaching" / "README.html"]:
         hrefs = re.findall(r'<link as="font"[^>]*rel="preload"[^>]*href="([^"]+)"', page.read_text(encoding="utf-8"))

@@ -38,7 +38,7 @@ from pathlib import Path
 
 import pytest
 from lab_driver import BROKEN_PROBE_NAME, PROBE_NAME, make_probe_notebook
-from publish.deck.font import OUT as DECK_FONT_OUT
+from publish.deck.font import OUT as DECK_FONT_FILE
 
 ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOKS = ROOT / "notebooks"
@@ -298,8 +298,7 @@ def widget_budget_s() -> float:
 # Chromium that sees no CJK system font (test_lecture_deck, test_presentation_view, test_web_edition,
 # test_browser_edition).
 # The deck's Chinese font: the family its template declares (@font-face) and the file it ships.
-DECK_FONT = "CH02 Noto Sans SC"
-DECK_FONT_FILE = DECK_FONT_OUT
+DECK_FONT = "CH02 Noto Sans SC"  # (its file: DECK_FONT_FILE, imported above)
 HAN = re.compile("[\u4e00-\u9fff]")
 # Fonts that cover Chinese, Japanese or Korean (fontconfig languages): hidden from the test's Chromium.
 CJK_LANGS = ("zh-cn", "zh-tw", "zh-hk", "ja", "ko")

@@ -3,8 +3,8 @@
 The lane boots JupyterLab once, in one tab; each notebook opens there on a new kernel, after the last one's
 kernel was shut down and its tab closed (``lab_driver.open_next``; a failed test closes the tab, so the next
 boots afresh). So only the first notebook meets a cold JupyterLab: the run-all and slider times in the summary
-below are a warm app's. No request may go to a host other than 127.0.0.1. For each notebook: open it, Run All Cells, wait for the kernel to go idle, and check
-that every code cell ran and nothing shows an error (``shows-warning`` cells may write
+below are a warm app's. No request may go to a host other than 127.0.0.1. For each notebook: open it, Run All
+Cells, wait for the kernel to go idle, and check that every code cell ran and nothing shows an error (``shows-warning`` cells may write
 to stderr). For a notebook with
 widgets: every widget view renders (no "Error displaying widget") and every slider,
 moved with the keyboard and with a mouse drag, changes what it drives (an image or a

@@ -2,7 +2,8 @@
 
 The site is built once (with its widget stills) into a temporary folder and served by a
 static file server on 127.0.0.1. Every request the pages make to any other host is recorded
-(Chromium resolves no other host: tests/browser/conftest.py); the test fails if there is one, or if a page asks the site for a file it lacks (404). At 375 x 740 px (a phone):
+(Chromium resolves no other host: tests/browser/conftest.py); the test fails if there is one, or if a
+page asks the site for a file it lacks (404). At 375 x 740 px (a phone):
 
 - every notebook has a page with its figures loaded, its maths typeset by the site's own
   MathJax (MathJax output present, no TeX error), and its prose as the reader sees it holds no Markdown or
@@ -211,6 +212,9 @@ def test_widget_still_shows_the_first_view(site, phone):
 def test_chinese_is_drawn_in_the_shipped_font(site, cjk_less_browser):
     _, url = site
     ctx = cjk_less_browser.new_context(viewport=PHONE, device_scale_factor=1, is_mobile=True, has_touch=True)
+    foreign: list[str] = []
+    ctx.on("request", lambda r: foreign.append(r.url) if urllib.parse.urlsplit(r.url).scheme in {"http", "https"}
+           and urllib.parse.urlsplit(r.url).hostname != "127.0.0.1" else None)
     try:
         pg = ctx.new_page()
         pg.set_default_timeout(60_000)
@@ -224,6 +228,7 @@ def test_chinese_is_drawn_in_the_shipped_font(site, cjk_less_browser):
             chinese_drawn_in_shipped_font(pg, root, f"web edition {page}", at_least)
     finally:
         ctx.close()
+    assert not foreign, f"requests to other hosts (unresolved): {sorted(set(foreign))[:10]}"
 
 
 def test_no_request_left_the_host(site, phone):
