@@ -128,11 +128,19 @@ def _foreign(urls: list[str]) -> list[str]:
 
 def test_the_list_page_links_every_notebook(voila_server, vpage):
     requests: list[str] = []
+    failed: list[str] = []
     vpage.on("request", lambda r: requests.append(r.url))
+    vpage.on("requestfailed", lambda r: failed.append(f"{r.url} ({r.failure})"))
     vpage.goto(voila_server.url + "/")
     # The list is drawn by Voila's front end after the page loads.
-    vpage.wait_for_function("names => names.every(n => document.body.innerText.includes(n))", arg=SERIES,
-                            timeout=180_000)  # a fresh server's first page, on a loaded machine
+    try:
+        vpage.wait_for_function("names => names.every(n => document.body.innerText.includes(n))", arg=SERIES,
+                                timeout=180_000)  # a fresh server's first page, on a loaded machine
+    except Exception as exc:  # say what the page showed and what the server logged (one CI run timed out here)
+        shown = vpage.evaluate("() => document.body.innerText")[:800]
+        pytest.fail(f"the list page did not show every notebook ({type(exc).__name__}). It shows:\n{shown}\n"
+                    f"requests: {len(requests)}, failed: {failed[:10]}\n"
+                    f"voila.log (end):\n{voila_server.log.read_text(errors='replace')[-3000:]}", pytrace=False)
     vpage.wait_for_load_state("networkidle")
     text = vpage.evaluate("() => document.body.innerText")
     for name in SERIES:
