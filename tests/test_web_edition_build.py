@@ -1,9 +1,9 @@
 """The web edition's build output, without a browser (publish/web.py).
 
-The site is built once without widget stills (``--no-stills``: no kernel, a few seconds);
-the stills are tested on their own: the renderer on a hand-made widget state, and the
-kernel path on a tiny notebook that displays a slider and an image. The pages themselves,
-in Chromium at phone width, are tests/browser/test_web_edition.py.
+The site is built once per run by the maintainer's command, widget stills and all (the ``web_edition``
+fixture in tests/conftest.py, shared with tests/browser/test_web_edition.py, which opens its pages in
+Chromium at phone width). The stills are also tested on their own: the renderer on a hand-made widget
+state, and the kernel path on a tiny notebook that displays a slider and an image.
 """
 
 from __future__ import annotations
