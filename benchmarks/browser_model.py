@@ -103,7 +103,7 @@ def _visit(pw, chromium: str, profile: Path, site, nb, lab, lite, *, explorer_se
         cell_s = _run_cell(page, lite, load)
         printed = "".join("".join(o.get("text", "")) for o in lite.outputs(page, NOTEBOOK)[load]["outputs"])
         found = re.search(r"模型已载入内存（([\d.]+) 秒）", printed)
-        if not found or "weights found and verified: True" not in printed:
+        if not found or lab.model_loaded_line(True) not in printed:
             raise RuntimeError(f"2.13's first cell did not load the model: {printed[-600:]!r}")
         sent = {k: v - before.get(k, 0) for k, v in site.sent.items() if v - before.get(k, 0)}
         out = {"kernel_idle_s": idle, "load_cell_s": cell_s, "fetch_verify_load_s": float(found.group(1)),

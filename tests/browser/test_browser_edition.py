@@ -24,14 +24,14 @@ build's own cache, so local reruns need no network). Then:
   committed notebook shows, compared as nbval compares (``lite_driver.compare``). Tolerated, and only
   this: cells tagged ``nbval-ignore-output``; in 2.13, which runs here with the real model fetched from the site
   itself, its load cell (the first code cell, which defines ``HAVE``): it must print a Chinese status
-  line naming the model and SHA-256, then ``weights found and verified: True``; and printed numbers that
+  line naming the model and SHA-256, then ``权重已找到且 SHA-256 核对无误？HAVE = True``; and printed numbers that
   differ from CPython's in the last digit (WebAssembly's numpy sums in another order), within 2e-3;
 - 2.13's attention explorer, in the same page: it draws, and a new sentence (typed key by key: nothing changes
   until Enter, which takes it while the box keeps the focus), another layer and another head each change its
   figure;
 - the site's weights are verified: a site whose copy of model.safetensors has one byte changed runs 2.13
   to its end without a traceback; its load cell says in Chinese that the files failed the SHA-256 check,
-  then ``weights found and verified: False``; the cells that use the notebook's ``HAVE`` switch then show
+  then ``… HAVE = False``; the cells that use the notebook's ``HAVE`` switch then show
   nothing (the explorer's cell one Chinese line; a try-it or exercise cell anything but an error);
 - a slider of 2.5 and of 2.10, moved with the arrow keys and with the mouse, changes its figure.
 """
@@ -383,8 +383,8 @@ def _tolerated(name: str, nb, browser_cells, *, with_model: bool = True) -> tupl
         problems.append(f"cell {load}: the first cell that uses HAVE does not define it")
     lines = _stdout(browser_cells[load]).strip().splitlines()
     note = "\n".join(lines[:-1])
-    if lines[-1:] != [f"weights found and verified: {with_model}"]:
-        problems.append(f"cell {load}: should end with 'weights found and verified: {with_model}', printed {lines!r}")
+    if lines[-1:] != [lab.model_loaded_line(with_model)]:
+        problems.append(f"cell {load}: should end with {lab.model_loaded_line(with_model)!r}, printed {lines!r}")
     if any(o["output_type"] != "stream" or o.get("name") != "stdout" for o in browser_cells[load]["outputs"]):
         problems.append(f"cell {load}: should only print, showed {browser_cells[load]['outputs']}")
     # In the page's language, what it loads and that it checks it; no command (the page has no terminal).

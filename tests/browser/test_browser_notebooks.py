@@ -271,7 +271,7 @@ def _drive_the_explorer(page, lab_server, run: lab.NotebookRun, budget_s: float,
     load = next(i for i, c in enumerate(nb.cells)
                 if c.cell_type == "code" and re.search(r"^HAVE\s*=", c.source, re.MULTILINE))
     printed = "".join(o["text"] or "" for o in run.cells[load]["outputs"] if o["output_type"] == "stream")
-    if "weights found and verified: True" not in printed:
+    if lab.model_loaded_line(True) not in printed:
         _missing(f"2.13 ran in JupyterLab without its model (is it in the cache? `python -m helpers.model fetch`): "
                  f"its load cell printed {printed[-500:]!r}")
     cell = next(i for i, c in enumerate(nb.cells) if c.cell_type == "code" and "attention_explorer(" in c.source)
