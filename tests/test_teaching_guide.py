@@ -5,6 +5,7 @@
   and every question the section quotes is still asked by the notebook; the guide's answer is the
   hidden key of that question id (``helpers/ui/prediction_keys.py``);
 - every 试一试 (try-it) cell's prompt line is quoted in the section's answers;
+- a notebook with exercises has a 练习参考答案 section with a bold item naming each of its exercises;
 - the index (README.md) links every section and its three session plans add up to 90 minutes.
 """
 
@@ -111,6 +112,51 @@ def test_every_try_it_is_answered(path):
     answers = text.split("## 试一试 参考答案", 1)[1].split("\n## ", 1)[0]
     for prompt in try_it_prompts(path):
         assert prompt in answers, f"{_section(path).name}: the try-it {prompt!r} of {path.name} has no answer"
+
+
+#: The title an exercise cell sits under: a heading (``### 练习 2：…``, ``## 5. 迁移练习：…``) or a bold lead-in
+#: (``**练习 1（打乱两次）.**``) whose text starts with the exercise's name. ``第 N 行``/``第 N 步`` title a step of a
+#: faded derivation or example (2.5, 2.8), answered in the guide's own 渐隐 section, not in 练习参考答案.
+EXERCISE_TITLE = re.compile(r"^(?:#+\s+(?:\d+\.\s*)?|\*\*)(练习 \d+|选读练习|迁移练习|综合练习（[一二三四]）|章末自测|第 \d+ [行步])",
+                            re.M)
+FADED_STEP = re.compile(r"第 \d+ [行步]")
+ANSWER_TITLE = re.compile(r"^- \*\*(.+?)\*\*", re.M)
+
+
+def exercise_names(path: Path) -> list[str]:
+    """The name of every exercise-tagged code cell: the last exercise title in the markdown above it (None if none)."""
+    names, title = [], None
+    for cell in _cells(path):
+        if cell["cell_type"] == "markdown":
+            titles = EXERCISE_TITLE.findall(_src(cell))
+            title = titles[-1] if titles else title
+        elif cell["cell_type"] == "code" and "exercise" in _tags(cell):
+            names.append(title)
+    return names
+
+
+def _names_exercise(answer_title: str, name: str) -> bool:
+    return bool(re.search(rf"{re.escape(name)}(?!\d)", answer_title))
+
+
+@pytest.mark.parametrize("path", [p for p in NOTEBOOKS if exercise_names(p)], ids=lambda p: p.name[:5])
+def test_every_exercise_has_a_reference_answer(path):
+    """A notebook with exercise cells: its guide has ``## 练习参考答案`` and, for every exercise the notebook names
+    (练习 N, 选读练习, 迁移练习, …), an item whose bold title names it (练习 N by its number); the steps of a faded
+    derivation are answered in the guide's 渐隐 section instead."""
+    names = exercise_names(path)
+    unnamed = names.count(None)
+    assert not unnamed, f"{path.name}: {unnamed} exercise cell(s) under no 练习 / 选读练习 / 迁移练习 title"
+    text = _section(path).read_text(encoding="utf-8")
+    name = _section(path).name
+    if any(FADED_STEP.fullmatch(n) for n in names):
+        assert re.search(r"^## .*渐隐", text, re.M), f"{name}: {path.name} has a faded derivation but no 渐隐 section"
+    assert re.search(r"^## 练习参考答案\s*$", text, re.M), f"{name}: no '## 练习参考答案' for the exercises of {path.name}"
+    answers = text.split("\n## 练习参考答案", 1)[1].split("\n## ", 1)[0]
+    titles = ANSWER_TITLE.findall(answers)
+    for exercise in dict.fromkeys(n for n in names if not FADED_STEP.fullmatch(n)):
+        assert any(_names_exercise(t, exercise) for t in titles), \
+            f"{name}: 练习参考答案 has no item whose bold title names {exercise!r} of {path.name}"
 
 
 def test_index_links_every_section_and_plans_add_up():
