@@ -209,7 +209,8 @@ LAB = Deck("lab", "实验课：练习与综合练习（学生版）", (
                  notes=("02-06#练习参考答案/3", "02-10#练习参考答案/2")),
     )),
     Row("综合练习 A", "2.12：只用 numpy 写批量、因果、多头的自注意力", 31, "Lab", (
-        text("02-12/capstone-a", notes=("02-12#核心路径与时间/1",)),  # the prefix mask, the mistakes the check names
+        # notes: the prefix mask (core path); the answer and the mistakes the check names (练习参考答案)
+        text("02-12/capstone-a", notes=("02-12#核心路径与时间/1", "02-12#练习参考答案/1")),
         # notes: the guide's misconceptions the check names (scaling by the total width, the reshape, the prefix)
         activity("综合练习 A", "在 2.12 里完成 my_causal_mha，直到自检通过。", 28,
                  notes=tuple(f"02-12#常见误解/{i}" for i in (1, 2, 3))),
