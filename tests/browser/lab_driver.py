@@ -579,8 +579,14 @@ def answer_prediction(page, info: dict, budget_s: float) -> dict:
         if feedback:
             break
         time.sleep(0.05)
-    return {"cell": info["cell"], "feedback": feedback, "seconds": time.monotonic() - start,
-            "locked": button.is_disabled()}
+    seconds = time.monotonic() - start
+    # The kernel sets the feedback, then disables the controls: two widget updates, which a loaded machine can
+    # apply a moment apart. So the lock gets the same deadline as the feedback, not a single look.
+    locked = button.is_disabled()
+    while not locked and time.monotonic() - start < budget_s + 3:
+        time.sleep(0.05)
+        locked = button.is_disabled()
+    return {"cell": info["cell"], "feedback": feedback, "seconds": seconds, "locked": locked}
 
 
 # --------------------------------------------------------------------------- buttons (presets, reset)
