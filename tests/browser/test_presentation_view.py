@@ -169,7 +169,7 @@ def _open(vpage, url: str) -> float:
     return first_widget_s
 
 
-ERRORS = ("Traceback", "Error displaying widget")
+WIDGET_ERROR = "Error displaying widget"
 
 
 @pytest.mark.parametrize("name", WITH_WIDGETS)
@@ -180,18 +180,22 @@ def test_presentation_view(voila_server, vpage, widget_budget_s, name, request):
     request.node.user_properties.append(executed)
     first_widget_s = _open(vpage, voila_server.render_url(name))
     text = vpage.evaluate("() => document.body.innerText")
-    if any(e in text for e in ERRORS):
-        # Voila's widget manager asks the kernel for its widgets over a control channel and gives up after 4 s
-        # (a constant in @voila-dashboards/widgets-manager8); on a loaded machine (a CI run) a view then reads
-        # "Error displaying widget: model not found" (seen in CI for 2.2/2.3's warm-ups, never on a second load).
-        # A reload is what a lecturer does (docs/editions/presentation-view.md): an error that a fresh kernel
-        # shows again is the notebook's and fails below; the first one is kept in the artifacts.
-        at = min(text.find(e) for e in ERRORS if e in text)
+    # Voila's widget manager asks the kernel for its widgets over a control channel and gives up after 4 s (a
+    # constant in @voila-dashboards/widgets-manager8); on a loaded machine (a CI run) a view then reads "Error
+    # displaying widget: model not found" (seen in CI for 2.2/2.3's warm-ups and 2.8; once for 2.3 on two loads in a
+    # row). A reload is what a lecturer does (docs/editions/presentation-view.md), so that error gets up to two: an
+    # error that fresh kernels show three times is the notebook's and fails below. A traceback is never reloaded.
+    # Each reload is kept in the artifacts and counted as another execution of the notebook in this lane.
+    for _ in range(2):
+        if WIDGET_ERROR not in text or "Traceback" in text:
+            break
+        at = text.find(WIDGET_ERROR)
         ARTIFACTS.mkdir(parents=True, exist_ok=True)
         with open(ARTIFACTS / "presentation-reloads.txt", "a", encoding="utf-8") as fh:
-            fh.write(f"{name}: reloaded once after\n{text[max(0, at - 300): at + 1500]}\n\n")
+            fh.write(f"{name}: reloaded after\n{text[max(0, at - 300): at + 1500]}\n\n")
         request.node.user_properties.append(executed)
         first_widget_s = _open(vpage, voila_server.render_url(name))
+        text = vpage.evaluate("() => document.body.innerText")
 
     # Cells get the indices the slider helpers of lab_driver expect.
     vpage.evaluate("() => document.querySelectorAll('.jp-Cell').forEach((c, i) => c.dataset.nbtestIndex = String(i))")
