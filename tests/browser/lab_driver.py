@@ -80,9 +80,6 @@ window.__nbtest = {
 """
 
 
-# The throwaway widget notebook the fixture adds to the temporary copy: the harness
-# is proven on a known-good slider -> Image/HTML widget even before (and besides) the
-# series' own widgets. Its name starts with "zz-" so it sorts after the series.
 #: The last line 2.13's first cell prints: whether the model's weights were found and their SHA-256 checked.
 MODEL_LOADED = "权重已找到且 SHA-256 核对无误？HAVE = {}"
 
@@ -92,6 +89,9 @@ def model_loaded_line(have: bool) -> str:
     return MODEL_LOADED.format(have)
 
 
+# The throwaway widget notebook the fixture adds to the temporary copy: the harness
+# is proven on a known-good slider -> Image/HTML widget even before (and besides) the
+# series' own widgets. Its name starts with "zz-" so it sorts after the series.
 PROBE_NAME = "zz-browser-probe-widget.ipynb"
 BROKEN_PROBE_NAME = "zz-broken-browser-probe-widget.ipynb"
 PROBE_CELLS = [
